@@ -1,0 +1,153 @@
+#include "rewriter/program_view.h"
+
+#include <algorithm>
+
+#include "tensor_nbytes.h"
+
+namespace pteshare {
+namespace {
+
+// Generated tables inherit privately from flatbuffers::Table; the layout is
+// the same object, as FlatBuffers' own reflection code assumes.
+template <typename GeneratedTable>
+bool HasField(const GeneratedTable& table, flatbuffers::voffset_t field) {
+  return reinterpret_cast<const flatbuffers::Table&>(table).GetAddressOf(field) != nullptr;
+}
+
+std::string ValueLabel(const MethodView& method, uint32_t value_index) {
+  return "method " + method.name + ", value " + std::to_string(value_index);
+}
+
+Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
+                               const fb::Tensor& tensor) {
+  TensorValue value;
+  value.value_index = value_index;
+  value.scalar_type = static_cast<int8_t>(tensor.scalar_type());
+  value.dynamism = tensor.shape_dynamism();
+  value.table = &tensor;
+
+  fb::Nbytes nbytes = fb::TensorNbytes(tensor);
+  switch (nbytes.status) {
+    case fb::NbytesStatus::kOk:
+      break;
+    case fb::NbytesStatus::kUnknownScalarType:
+      return Error{ValueLabel(method, value_index) + ": unknown scalar type " +
+                   std::to_string(value.scalar_type)};
+    case fb::NbytesStatus::kNegativeDimension:
+      return Error{ValueLabel(method, value_index) + ": negative size " +
+                   std::to_string(nbytes.bad_dimension)};
+    case fb::NbytesStatus::kOverflow:
+      return Error{ValueLabel(method, value_index) +
+                   ": the product of its sizes overflows 64 bits"};
+  }
+  value.nbytes = nbytes.bytes;
+
+  if (const fb::ExtraTensorInfo* extra = tensor.extra_tensor_info()) {
+    if (const flatbuffers::String* name = extra->fully_qualified_name()) {
+      value.name = std::string_view(name->c_str(), name->size());
+    }
+  }
+  const fb::AllocationDetails* allocation = tensor.allocation_info();
+  value.has_initial_state = allocation != nullptr && tensor.data_buffer_idx() > 0;
+  if (allocation != nullptr) {
+    value.stored.memory_id = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_ID);
+    value.stored.offset_low = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW);
+    value.stored.offset_high = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH);
+    value.planned = value.dynamism != fb::TensorShapeDynamism::DYNAMIC_UNBOUND;
+    value.placement.memory_id = allocation->memory_id();
+    value.placement.offset = static_cast<uint64_t>(allocation->memory_offset_high()) << 32 |
+                             allocation->memory_offset_low();
+    value.placement.nbytes = value.nbytes;
+  }
+  return value;
+}
+
+Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
+  MethodView method;
+  method.index = index;
+  method.plan = &plan;
+  method.name = plan.name() ? plan.name()->str() : "";
+
+  if (const auto* chains = plan.chains()) {
+    for (const fb::Chain* chain : *chains) {
+      if (chain->instructions()) method.instruction_count += chain->instructions()->size();
+    }
+  }
+  if (const auto* sizes = plan.non_const_buffer_sizes()) {
+    for (flatbuffers::uoffset_t i = 1; i < sizes->size(); ++i) {
+      int64_t size = sizes->Get(i);
+      if (size < 0) {
+        return Error{"method " + method.name + ": arena " + std::to_string(i) +
+                     " has negative size " + std::to_string(size)};
+      }
+      method.arenas.push_back(Arena{i, static_cast<uint64_t>(size)});
+    }
+  }
+  if (const auto* devices = plan.non_const_buffer_device()) {
+    for (const fb::NonConstBufferDevice* device : *devices) {
+      int32_t idx = device->buffer_idx();
+      if (idx < 1 || static_cast<size_t>(idx) > method.arenas.size()) {
+        return Error{"method " + method.name + ": non_const_buffer_device names arena " +
+                     std::to_string(idx) + " but the method has " +
+                     std::to_string(method.arenas.size()) + " arenas"};
+      }
+      method.arenas[idx - 1].device = device->device_type();
+      method.arenas[idx - 1].device_index = device->device_index();
+    }
+  }
+  if (const auto* values = plan.values()) {
+    method.value_count = values->size();
+    for (uint32_t i = 0; i < values->size(); ++i) {
+      const fb::Tensor* tensor = values->Get(i)->val_as_Tensor();
+      if (tensor == nullptr) continue;
+      Result<TensorValue> value = ReadTensor(method, i, *tensor);
+      if (!value.ok()) return value.error();
+      method.tensors.push_back(std::move(value).value());
+    }
+  }
+  return method;
+}
+
+}  // namespace
+
+size_t MethodView::planned_count() const {
+  size_t count = 0;
+  for (const TensorValue& t : tensors) count += t.planned ? 1 : 0;
+  return count;
+}
+
+const Arena* MethodView::arena(uint32_t memory_id) const {
+  if (memory_id == 0 || memory_id > arenas.size()) return nullptr;
+  return &arenas[memory_id - 1];
+}
+
+const TensorValue* MethodView::tensor(uint32_t value_index) const {
+  // tensors are in value-index order: binary search.
+  auto it =
+      std::lower_bound(tensors.begin(), tensors.end(), value_index,
+                       [](const TensorValue& t, uint32_t index) { return t.value_index < index; });
+  return it != tensors.end() && it->value_index == value_index ? &*it : nullptr;
+}
+
+const MethodView* ProgramView::method(std::string_view name) const {
+  for (const MethodView& m : methods) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout) {
+  ProgramView view;
+  view.layout = layout;
+  view.program = &program;
+  if (const auto* plans = program.execution_plan()) {
+    for (uint32_t i = 0; i < plans->size(); ++i) {
+      Result<MethodView> method = ReadMethod(*plans->Get(i), i);
+      if (!method.ok()) return method.error();
+      view.methods.push_back(std::move(method).value());
+    }
+  }
+  return view;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,96 @@
+#include "tests/test_support.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace pteshare::testing {
+namespace fs = std::filesystem;
+
+fs::path SharedDir() {
+  fs::path dir = PTESHARE_SHARED_DIR;
+  if (fs::is_directory(dir / "corpus")) return dir;
+  return {};
+}
+
+std::vector<fs::path> CorpusFiles() {
+  std::vector<fs::path> files;
+  fs::path shared = SharedDir();
+  if (shared.empty()) return files;
+  for (const auto& entry : fs::directory_iterator(shared / "corpus")) {
+    std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".pte" || ext == ".bpte")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  fs::path base = fs::temp_directory_path();
+  for (;;) {
+    path_ = base / ("pteshare-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    if (fs::create_directory(path_)) break;
+  }
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+CommandOutput RunTool(const std::string& tool, const std::vector<std::string>& args) {
+  fs::path binary = fs::path(PTESHARE_BINARY_DIR) / "tools" / tool;
+  if (!fs::exists(binary)) binary = fs::path(PTESHARE_BINARY_DIR) / "runtime_check" / tool;
+  TempDir scratch;
+  fs::path out_path = scratch / "stdout", err_path = scratch / "stderr";
+
+  std::vector<std::string> argv_storage;
+  argv_storage.push_back(binary.string());
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  pid_t pid = 0;
+  CommandOutput result;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + binary.string());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = ReadFileBytes(out_path);
+  result.err = ReadFileBytes(err_path);
+  return result;
+}
+
+std::string ReadFileBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFileBytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace pteshare::testing

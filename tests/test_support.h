@@ -1,0 +1,47 @@
+// Helpers shared by the test files: where the shared corpus is, temporary
+// folders, and running the command-line tools as a user would.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pteshare::testing {
+
+/// ../shared next to the project, or empty when it is absent (a user's
+/// clone). Tests that need it call GTEST_SKIP() with a message.
+std::filesystem::path SharedDir();
+
+/// Every file of ../shared/corpus, sorted by name (empty when absent).
+std::vector<std::filesystem::path> CorpusFiles();
+
+/// A fresh empty folder under the system temp dir, removed at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// What a finished command printed and its exit status.
+struct CommandOutput {
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs a built tool (`pteshare`, `pte-synth`, ...) with `args`, no shell
+/// involved. The tool is looked up in the build tree.
+CommandOutput RunTool(const std::string& tool, const std::vector<std::string>& args);
+
+/// Whole file as bytes.
+std::string ReadFileBytes(const std::filesystem::path& path);
+void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);
+
+}  // namespace pteshare::testing

@@ -1,0 +1,195 @@
+// `pteshare inspect FILE [--json]`: what is in a program, at a glance: the
+// file layout, then per method its instructions, planned tensors, arenas
+// and named mutable buffers.
+#include <cstdio>
+#include <string>
+
+#include "rewriter/open_program.h"
+#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_writer.h"
+#include "tools/pteshare/output.h"
+
+namespace pteshare::cli {
+namespace {
+
+struct MethodSummary {
+  size_t planned = 0;
+  size_t missing_fields = 0;          // planned tensors whose table lacks a field
+  std::vector<uint64_t> highest_end;  // per arena: largest offset + nbytes
+};
+
+MethodSummary Summarize(const MethodView& method) {
+  MethodSummary s;
+  s.highest_end.assign(method.arenas.size(), 0);
+  for (const TensorValue& t : method.tensors) {
+    if (!t.planned) continue;
+    ++s.planned;
+    if (!t.stored.all()) ++s.missing_fields;
+    uint32_t id = t.placement.memory_id;
+    if (id >= 1 && id <= s.highest_end.size()) {
+      s.highest_end[id - 1] = std::max(s.highest_end[id - 1], t.placement.end());
+    }
+  }
+  return s;
+}
+
+void PrintText(const std::string& path, const ProgramView& view) {
+  const PteLayout& layout = view.layout;
+  std::printf("%s: ET12 program, %zu method%s\n", path.c_str(), view.methods.size(),
+              view.methods.size() == 1 ? "" : "s");
+  std::printf("  file        %s bytes\n", Grouped(layout.file_size).c_str());
+  if (layout.header.present) {
+    std::printf("  flatbuffer  %s bytes (extended header: %u bytes)\n",
+                Grouped(layout.program_size).c_str(), layout.header.length);
+  } else {
+    std::printf("  flatbuffer  %s bytes (no extended header)\n",
+                Grouped(layout.program_size).c_str());
+  }
+  std::printf("  slack       %s bytes before the segments\n", Grouped(layout.slack()).c_str());
+  std::printf("  segments    %zu, %s at offset %s\n", layout.segments.size(),
+              HumanBytes(layout.segment_bytes()).c_str(),
+              Grouped(layout.segment_base_offset).c_str());
+  for (size_t i = 0; i < layout.segments.size(); ++i) {
+    const SegmentExtent& s = layout.segments[i];
+    std::printf("    #%zu  file offset %s, %s bytes\n", i, Grouped(s.file_offset).c_str(),
+                Grouped(s.size).c_str());
+  }
+  for (const MethodView& method : view.methods) {
+    MethodSummary s = Summarize(method);
+    std::printf("\nmethod %s: %u instructions, %u values, %zu planned tensors\n",
+                method.name.c_str(), method.instruction_count, method.value_count, s.planned);
+    if (s.missing_fields > 0) {
+      std::printf("  %zu allocation table%s lack a field (rewrite appends complete ones)\n",
+                  s.missing_fields, s.missing_fields == 1 ? "" : "s");
+    }
+    for (const Arena& arena : method.arenas) {
+      std::printf("  arena %u  %-8s %s bytes, tensors reach %s\n", arena.memory_id,
+                  DeviceName(static_cast<int8_t>(arena.device), arena.device_index).c_str(),
+                  Grouped(arena.size).c_str(), Grouped(s.highest_end[arena.memory_id - 1]).c_str());
+    }
+    bool header_printed = false;
+    for (const TensorValue& t : method.tensors) {
+      if (!t.is_mutable_buffer()) continue;
+      if (!header_printed) {
+        std::printf("  mutable buffers:\n");
+        header_printed = true;
+      }
+      std::string name = t.name.empty() ? "(unnamed)" : std::string(t.name);
+      std::printf("    %-44s value %-5u arena %u offset %s, %s bytes%s\n", name.c_str(),
+                  t.value_index, t.placement.memory_id, Grouped(t.placement.offset).c_str(),
+                  Grouped(t.nbytes).c_str(), t.has_initial_state ? ", initial state" : "");
+    }
+  }
+}
+
+void PrintJson(const std::string& path, const ProgramView& view) {
+  const PteLayout& layout = view.layout;
+  JsonWriter json;
+  json.BeginObject();
+  json.Field("file", path);
+  json.Field("file_size", layout.file_size);
+  json.Key("extended_header");
+  if (layout.header.present) {
+    json.BeginObject()
+        .Field("length", layout.header.length)
+        .Field("program_size", layout.header.program_size)
+        .Field("segment_base_offset", layout.header.segment_base_offset);
+    json.Key("segment_data_size");
+    if (layout.header.has_segment_data_size) {
+      json.Uint(layout.header.segment_data_size);
+    } else {
+      json.Null();
+    }
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.Field("program_size", layout.program_size);
+  json.Field("slack", layout.slack());
+  json.Key("segments").BeginArray();
+  for (const SegmentExtent& s : layout.segments) {
+    json.BeginObject()
+        .Field("offset", s.offset)
+        .Field("size", s.size)
+        .Field("file_offset", s.file_offset)
+        .EndObject();
+  }
+  json.EndArray();
+  json.Key("methods").BeginArray();
+  for (const MethodView& method : view.methods) {
+    MethodSummary s = Summarize(method);
+    json.BeginObject()
+        .Field("name", method.name)
+        .Field("instructions", method.instruction_count)
+        .Field("values", method.value_count)
+        .Field("tensors", static_cast<uint64_t>(method.tensors.size()))
+        .Field("planned_tensors", static_cast<uint64_t>(s.planned))
+        .Field("tables_missing_fields", static_cast<uint64_t>(s.missing_fields));
+    json.Key("arenas").BeginArray();
+    for (const Arena& arena : method.arenas) {
+      json.BeginObject()
+          .Field("memory_id", arena.memory_id)
+          .Field("size", arena.size)
+          .Field("device", DeviceName(static_cast<int8_t>(arena.device), arena.device_index))
+          .Field("highest_end", s.highest_end[arena.memory_id - 1])
+          .EndObject();
+    }
+    json.EndArray();
+    json.Key("mutable_buffers").BeginArray();
+    for (const TensorValue& t : method.tensors) {
+      if (!t.is_mutable_buffer()) continue;
+      json.BeginObject().Field("value_index", t.value_index);
+      json.Key("name");
+      if (t.name.empty()) {
+        json.Null();
+      } else {
+        json.String(t.name);
+      }
+      json.Field("memory_id", t.placement.memory_id)
+          .Field("offset", t.placement.offset)
+          .Field("nbytes", t.nbytes)
+          .Field("initial_state", t.has_initial_state)
+          .EndObject();
+    }
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  std::fputs(json.str().c_str(), stdout);
+}
+
+struct InspectArgs {
+  std::string file;
+  bool json = false;
+};
+
+void AddInspect(CLI::App& app, int& exit_status) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect",
+      "Show a program's layout: flatbuffer size, slack and segments, then per method its "
+      "instructions, planned tensors, arenas (size and device) and named mutable buffers "
+      "with their placement.");
+  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  cmd->add_flag("--json", args->json, "Print the same facts as JSON (shape in the README)");
+  cmd->callback([args, &exit_status] {
+    Result<OpenedProgram> opened = OpenProgram(args->file);
+    if (!opened.ok()) {
+      PrintFileError(args->file, opened.error());
+      exit_status = kExitBadInput;
+      return;
+    }
+    if (args->json) {
+      PrintJson(args->file, opened->view);
+    } else {
+      PrintText(args->file, opened->view);
+    }
+    exit_status = kExitOk;
+  });
+}
+
+const bool registered = RegisterCommand({10, AddInspect});
+
+}  // namespace
+}  // namespace pteshare::cli

@@ -1,0 +1,50 @@
+#include "tools/pteshare/share_options.h"
+
+#include <charconv>
+
+namespace pteshare::cli {
+
+void ShareOptions::AddTo(CLI::App* command) {
+  command
+      ->add_option("--share", share,
+                   "Shared buffer(s) by fully qualified name, e.g. "
+                   "layers.0.attention.kv_cache.k_cache (repeatable; several names may follow "
+                   "one --share)")
+      ->type_name("NAME...")
+      ->expected(1, -1);
+  command->add_flag("--share-auto", share_auto,
+                    "Share every named mutable buffer that appears in two or more methods");
+  command
+      ->add_option("--name", name_assignments,
+                   "Name an unnamed buffer by position, then share it with --share NAME "
+                   "(repeatable)")
+      ->type_name("METHOD:VALUE_INDEX=NAME");
+}
+
+Result<std::vector<NameAssignment>> ShareOptions::ParsedNames() const {
+  std::vector<NameAssignment> parsed;
+  for (const std::string& text : name_assignments) {
+    // METHOD may itself contain ':' in principle; split at the last ':'
+    // before the '='.
+    size_t eq = text.find('=');
+    size_t colon = eq == std::string::npos ? std::string::npos : text.rfind(':', eq);
+    if (eq == std::string::npos || colon == std::string::npos || colon == 0 ||
+        eq + 1 == text.size()) {
+      return Error{"--name '" + text + "': expected METHOD:VALUE_INDEX=NAME"};
+    }
+    NameAssignment a;
+    a.method = text.substr(0, colon);
+    a.name = text.substr(eq + 1);
+    const char* first = text.data() + colon + 1;
+    const char* last = text.data() + eq;
+    auto [ptr, ec] = std::from_chars(first, last, a.value_index);
+    if (ec != std::errc() || ptr != last || first == last) {
+      return Error{"--name '" + text + "': VALUE_INDEX '" + std::string(first, last) +
+                   "' is not a non-negative integer"};
+    }
+    parsed.push_back(std::move(a));
+  }
+  return parsed;
+}
+
+}  // namespace pteshare::cli

@@ -1,0 +1,34 @@
+// ShareOptions: the three options every command that takes shared buffers
+// accepts (plan, rewrite, verify, plot), parsed the same way everywhere.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rewriter/result.h"
+
+namespace pteshare::cli {
+
+/// `--name METHOD:VALUE_INDEX=NAME`: a name given to an unnamed buffer.
+struct NameAssignment {
+  std::string method;
+  uint32_t value_index = 0;
+  std::string name;
+};
+
+struct ShareOptions {
+  std::vector<std::string> share;             // --share NAME... (repeatable)
+  bool share_auto = false;                    // --share-auto
+  std::vector<std::string> name_assignments;  // --name, raw text
+
+  /// Adds --share, --share-auto and --name to `command`.
+  void AddTo(CLI::App* command);
+  /// True when neither --share nor --share-auto was given.
+  bool empty() const { return share.empty() && !share_auto; }
+  /// Parses every --name; an error names the bad argument.
+  Result<std::vector<NameAssignment>> ParsedNames() const;
+};
+
+}  // namespace pteshare::cli
