@@ -47,4 +47,14 @@ Result<std::vector<NameAssignment>> ShareOptions::ParsedNames() const {
   return parsed;
 }
 
+Result<ShareRequest> ShareOptions::ToRequest() const {
+  Result<std::vector<NameAssignment>> names = ParsedNames();
+  if (!names.ok()) return names.error();
+  ShareRequest request;
+  request.names = share;
+  request.share_auto = share_auto;
+  request.namings = std::move(names).value();
+  return request;
+}
+
 }  // namespace pteshare::cli

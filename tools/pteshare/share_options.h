@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "rewriter/result.h"
+#include "rewriter/shared_buffers.h"
 
 namespace pteshare::cli {
 
-/// `--name METHOD:VALUE_INDEX=NAME`: a name given to an unnamed buffer.
-struct NameAssignment {
-  std::string method;
-  uint32_t value_index = 0;
-  std::string name;
-};
+/// `--name METHOD:VALUE_INDEX=NAME`, parsed (the rewriter's ValueNaming).
+using NameAssignment = ValueNaming;
 
 struct ShareOptions {
   std::vector<std::string> share;             // --share NAME... (repeatable)
@@ -29,6 +26,8 @@ struct ShareOptions {
   bool empty() const { return share.empty() && !share_auto; }
   /// Parses every --name; an error names the bad argument.
   Result<std::vector<NameAssignment>> ParsedNames() const;
+  /// The request the rewriter takes (parses --name).
+  Result<ShareRequest> ToRequest() const;
 };
 
 }  // namespace pteshare::cli

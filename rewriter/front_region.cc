@@ -1,0 +1,39 @@
+#include "rewriter/front_region.h"
+
+#include <map>
+
+namespace pteshare {
+
+uint64_t DetectAlignment(const ProgramView& view) {
+  constexpr uint64_t kMinimum = 16, kMaximum = 4096;
+  uint64_t alignment = kMaximum;
+  for (const MethodView& method : view.methods) {
+    for (const TensorValue& t : method.tensors) {
+      if (!t.planned || t.nbytes == 0 || t.placement.offset == 0) continue;
+      // Lowest set bit of the offset: the largest power of two dividing it.
+      uint64_t divides = t.placement.offset & (~t.placement.offset + 1);
+      if (divides < alignment) alignment = divides;
+    }
+  }
+  return alignment < kMinimum ? kMinimum : alignment;
+}
+
+std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment) {
+  std::map<uint32_t, FrontRegion> by_arena;
+  for (const SharedBuffer& buffer : shared.buffers) {  // sorted by name
+    FrontRegion& front = by_arena[buffer.memory_id];
+    front.memory_id = buffer.memory_id;
+    FrontSlot slot;
+    slot.name = buffer.name;
+    slot.offset = front.size;  // front.size stays a multiple of the alignment
+    slot.nbytes = buffer.nbytes;
+    slot.slot_bytes = AlignUp(buffer.nbytes, alignment);
+    front.size += slot.slot_bytes;
+    front.slots.push_back(std::move(slot));
+  }
+  std::vector<FrontRegion> fronts;
+  for (auto& [id, front] : by_arena) fronts.push_back(std::move(front));
+  return fronts;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,28 @@
+// Front regions: each arena's shared buffers packed at its start in
+// sorted-name order, each slot aligned, identical in every method.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "rewriter/plan.h"
+#include "rewriter/program_view.h"
+#include "rewriter/shared_buffers.h"
+
+namespace pteshare {
+
+/// The plan alignment found in the input: the largest power of two, at
+/// least 16 and at most 4096, dividing every planned offset of a non-empty
+/// tensor in any method. (Zero-byte tensors are left out: the exporter puts
+/// them anywhere.)
+uint64_t DetectAlignment(const ProgramView& view);
+
+inline uint64_t AlignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+/// One FrontRegion per arena that holds a shared buffer, in memory_id
+/// order; slots in sorted-name order (the order of `shared`).
+std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment);
+
+}  // namespace pteshare

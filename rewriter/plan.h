@@ -1,0 +1,70 @@
+// Plan: the new placement of every planned tensor of every method, and the
+// new arena sizes, produced by a strategy (relocate, later replan) and
+// checked by the PlanVerifier before anything is written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rewriter/program_view.h"
+
+namespace pteshare {
+
+/// One shared buffer's place at the front of its arena, the same in every
+/// method.
+struct FrontSlot {
+  std::string name;
+  uint64_t offset = 0;  // aligned to the plan alignment
+  uint64_t nbytes = 0;
+  /// Bytes the slot takes in the front region: nbytes rounded up to the
+  /// alignment, so whatever follows stays aligned.
+  uint64_t slot_bytes = 0;
+};
+
+/// [0, size) of arena memory_id, holding that arena's shared buffers in
+/// sorted-name order. Every method that uses the arena keeps all of it free
+/// of other tensors, even a method that lacks some of the buffers.
+struct FrontRegion {
+  uint32_t memory_id = 0;
+  uint64_t size = 0;  // F: the sum of the slots
+  std::vector<FrontSlot> slots;
+};
+
+/// Where one planned tensor was and where it goes.
+struct TensorMove {
+  uint32_t value_index = 0;
+  Placement before;
+  Placement after;
+
+  bool moved() const { return before.offset != after.offset; }
+};
+
+struct MethodPlan {
+  std::string name;
+  uint32_t method_index = 0;
+  /// Arena sizes, indexed by memory_id - 1.
+  std::vector<uint64_t> arena_sizes_before;
+  std::vector<uint64_t> arena_sizes_after;
+  /// Every planned tensor of the method, in value-index order.
+  std::vector<TensorMove> moves;
+};
+
+struct Plan {
+  std::string strategy;  // "relocate"
+  uint64_t alignment = 16;
+  std::vector<FrontRegion> fronts;  // by memory_id
+  std::vector<MethodPlan> methods;  // same order as ProgramView::methods
+  /// Things a user should know that do not stop the plan (initial state
+  /// re-copied on load, arenas ExecuTorch's Module does not share).
+  std::vector<std::string> warnings;
+
+  const FrontRegion* front(uint32_t memory_id) const {
+    for (const FrontRegion& f : fronts) {
+      if (f.memory_id == memory_id) return &f;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace pteshare

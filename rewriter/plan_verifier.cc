@@ -1,0 +1,301 @@
+#include "rewriter/plan_verifier.h"
+
+#include <algorithm>
+
+namespace pteshare {
+namespace {
+
+std::string Range(uint64_t offset, uint64_t nbytes) {
+  return "[" + std::to_string(offset) + ", " + std::to_string(offset + nbytes) + ")";
+}
+
+std::string Value(const MethodPlan& m, uint32_t value_index) {
+  return "method " + m.name + ", value " + std::to_string(value_index);
+}
+
+bool Overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
+  return a < b + b_len && b < a + a_len;
+}
+
+class Checker {
+ public:
+  Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
+      : view_(view), shared_(shared), plan_(plan) {}
+
+  std::vector<PlanViolation> Run() {
+    if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
+    CheckFronts();
+    for (const MethodPlan& m : plan_.methods) {
+      CheckSharedPlacements(m);
+      CheckFrontRegionsFree(m);
+      CheckFitAndAlignment(m);
+      CheckOverlapsPreserved(m);
+      CheckGrowth(m);
+    }
+    return violations_;
+  }
+
+ private:
+  void Fail(const char* invariant, std::string message) {
+    violations_.push_back({invariant, std::move(message)});
+  }
+
+  // I5: the plan covers exactly the program's planned tensors.
+  bool CheckShape() {
+    if (plan_.methods.size() != view_.methods.size()) {
+      Fail("I5", "plan has " + std::to_string(plan_.methods.size()) + " methods, program has " +
+                     std::to_string(view_.methods.size()));
+      return false;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < view_.methods.size(); ++i) {
+      const MethodView& in = view_.methods[i];
+      const MethodPlan& m = plan_.methods[i];
+      if (m.arena_sizes_before.size() != in.arenas.size() ||
+          m.arena_sizes_after.size() != in.arenas.size()) {
+        Fail("I5", "method " + in.name + ": arena count changes from " +
+                       std::to_string(in.arenas.size()) + " to " +
+                       std::to_string(m.arena_sizes_after.size()));
+        ok = false;
+        continue;
+      }
+      size_t k = 0;
+      for (const TensorValue& t : in.tensors) {
+        if (!t.planned) continue;
+        if (k >= m.moves.size() || m.moves[k].value_index != t.value_index ||
+            m.moves[k].before != t.placement) {
+          Fail("I5", "method " + in.name + ": the plan does not list value " +
+                         std::to_string(t.value_index) + " with its input placement");
+          ok = false;
+          break;
+        }
+        const TensorMove& move = m.moves[k++];
+        if (move.after.memory_id != move.before.memory_id ||
+            move.after.nbytes != move.before.nbytes) {
+          Fail("I5", Value(m, move.value_index) + ": arena or size changes (arena " +
+                         std::to_string(move.before.memory_id) + " -> " +
+                         std::to_string(move.after.memory_id) + ", " +
+                         std::to_string(move.before.nbytes) + " -> " +
+                         std::to_string(move.after.nbytes) + " bytes)");
+        }
+        const FrontRegion* front = plan_.front(move.before.memory_id);
+        if (plan_.strategy == "relocate" && front == nullptr && move.after != move.before) {
+          Fail("I5", Value(m, move.value_index) + " moves in arena " +
+                         std::to_string(move.before.memory_id) + ", which has no front region");
+        }
+      }
+      if (ok && k != m.moves.size()) {
+        Fail("I5", "method " + in.name + ": the plan lists " + std::to_string(m.moves.size()) +
+                       " tensors, the program plans " + std::to_string(k));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // I1/I4 for the fronts themselves: aligned, disjoint slots inside [0, F).
+  void CheckFronts() {
+    for (const FrontRegion& f : plan_.fronts) {
+      uint64_t previous_end = 0;
+      for (const FrontSlot& s : f.slots) {
+        if (s.offset % plan_.alignment != 0) {
+          Fail("I4", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name +
+                         "' at offset " + std::to_string(s.offset) + " is not aligned to " +
+                         std::to_string(plan_.alignment));
+        }
+        if (s.offset < previous_end || s.offset + s.nbytes > f.size) {
+          Fail("I1", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name + "' " +
+                         Range(s.offset, s.nbytes) + " overlaps another or leaves the front [0, " +
+                         std::to_string(f.size) + ")");
+        }
+        previous_end = s.offset + s.nbytes;
+      }
+    }
+  }
+
+  const FrontSlot* SlotOf(const SharedBuffer& b) const {
+    const FrontRegion* f = plan_.front(b.memory_id);
+    if (f == nullptr) return nullptr;
+    for (const FrontSlot& s : f->slots) {
+      if (s.name == b.name) return &s;
+    }
+    return nullptr;
+  }
+
+  static const TensorMove* MoveOf(const MethodPlan& m, uint32_t value_index) {
+    auto it = std::lower_bound(
+        m.moves.begin(), m.moves.end(), value_index,
+        [](const TensorMove& move, uint32_t index) { return move.value_index < index; });
+    return it != m.moves.end() && it->value_index == value_index ? &*it : nullptr;
+  }
+
+  // I1: the buffer sits in its slot in every method that has it.
+  void CheckSharedPlacements(const MethodPlan& m) {
+    for (const SharedBuffer& b : shared_.buffers) {
+      const auto& value = b.value_in_method[m.method_index];
+      if (!value) continue;
+      const FrontSlot* slot = SlotOf(b);
+      const TensorMove* move = MoveOf(m, *value);
+      if (slot == nullptr || move == nullptr) {
+        Fail("I1", "shared buffer '" + b.name + "' has no front slot or no placement in method " +
+                       m.name);
+        continue;
+      }
+      Placement expected{b.memory_id, slot->offset, b.nbytes};
+      if (move->after != expected || move->before.memory_id != b.memory_id) {
+        Fail("I1", Value(m, *value) + " ('" + b.name + "'): placed at arena " +
+                       std::to_string(move->after.memory_id) + " " +
+                       Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
+                       std::to_string(b.memory_id) + " " + Range(slot->offset, b.nbytes));
+      }
+    }
+  }
+
+  bool MethodUsesArena(const MethodPlan& m, uint32_t memory_id) const {
+    if (memory_id == 0 || memory_id > m.arena_sizes_before.size()) return false;
+    if (m.arena_sizes_before[memory_id - 1] > 0) return true;
+    return std::any_of(m.moves.begin(), m.moves.end(), [&](const TensorMove& move) {
+      return move.before.memory_id == memory_id && move.before.nbytes > 0;
+    });
+  }
+
+  // I2: only the shared buffers and what lies inside them touch a front.
+  void CheckFrontRegionsFree(const MethodPlan& m) {
+    for (const FrontRegion& f : plan_.fronts) {
+      if (!MethodUsesArena(m, f.memory_id)) continue;
+      for (const TensorMove& move : m.moves) {
+        const Placement& p = move.after;
+        if (p.memory_id != f.memory_id || p.nbytes == 0 || p.offset >= f.size) continue;
+        bool inside_slot = std::any_of(f.slots.begin(), f.slots.end(), [&](const FrontSlot& s) {
+          return p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
+        });
+        if (!inside_slot) {
+          Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
+                         " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
+                         std::to_string(f.memory_id));
+        }
+      }
+    }
+  }
+
+  // I4: fits the new arena size; aligned offsets stay aligned.
+  void CheckFitAndAlignment(const MethodPlan& m) {
+    for (const TensorMove& move : m.moves) {
+      const Placement& p = move.after;
+      if (p.memory_id == 0 || p.memory_id > m.arena_sizes_after.size()) continue;  // I5 said
+      uint64_t size = m.arena_sizes_after[p.memory_id - 1];
+      if (p.end() > size || p.end() < p.offset) {
+        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
+                       std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
+                       " size " + std::to_string(size));
+      }
+      if (move.before.offset % plan_.alignment == 0 && p.offset % plan_.alignment != 0) {
+        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) +
+                       " loses the alignment " + std::to_string(plan_.alignment));
+      }
+    }
+  }
+
+  // Both after-placements inside one shared buffer's slot.
+  bool InsideOneSlot(const Placement& a, const Placement& b) const {
+    const FrontRegion* f = plan_.front(a.memory_id);
+    if (f == nullptr) return false;
+    for (const FrontSlot& s : f->slots) {
+      auto inside = [&](const Placement& p) {
+        return p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
+      };
+      if (inside(a) && inside(b)) return true;
+    }
+    return false;
+  }
+
+  // Calls visit(i, j) for every pair of `moves` whose ranges (picked by
+  // `range`) overlap within one arena: sort by start, sweep an active set.
+  template <typename Range, typename Visit>
+  static void ForOverlappingPairs(const std::vector<const TensorMove*>& moves, Range range,
+                                  Visit visit) {
+    std::vector<const TensorMove*> order = moves;
+    std::sort(order.begin(), order.end(), [&](const TensorMove* a, const TensorMove* b) {
+      const Placement &pa = range(*a), &pb = range(*b);
+      return pa.memory_id != pb.memory_id ? pa.memory_id < pb.memory_id : pa.offset < pb.offset;
+    });
+    std::vector<const TensorMove*> active;
+    for (const TensorMove* move : order) {
+      const Placement& p = range(*move);
+      std::erase_if(active, [&](const TensorMove* a) {
+        return range(*a).memory_id != p.memory_id || range(*a).end() <= p.offset;
+      });
+      for (const TensorMove* a : active) visit(*a, *move);
+      active.push_back(move);
+    }
+  }
+
+  // I3 without lifetimes.
+  void CheckOverlapsPreserved(const MethodPlan& m) {
+    std::vector<const TensorMove*> sized;
+    for (const TensorMove& move : m.moves) {
+      if (move.before.nbytes > 0) sized.push_back(&move);
+    }
+    auto before = [](const TensorMove& t) -> const Placement& { return t.before; };
+    auto after = [](const TensorMove& t) -> const Placement& { return t.after; };
+    ForOverlappingPairs(sized, before, [&](const TensorMove& a, const TensorMove& b) {
+      int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
+      int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
+      if (was != now && a.after.memory_id == b.after.memory_id) {
+        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                       std::to_string(b.value_index) + " overlapped at relative offset " +
+                       std::to_string(was) + " and now sit at " + std::to_string(now));
+      }
+    });
+    ForOverlappingPairs(sized, after, [&](const TensorMove& a, const TensorMove& b) {
+      bool overlapped = a.before.memory_id == b.before.memory_id &&
+                        Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
+      if (!overlapped && !InsideOneSlot(a.after, b.after)) {
+        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                       Range(a.after.offset, a.after.nbytes) + " and " +
+                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
+                       " now overlap in arena " + std::to_string(a.after.memory_id) +
+                       "; they did not in the input");
+      }
+    });
+  }
+
+  // I6: relocate grows an arena by at most the slots the method lacks.
+  void CheckGrowth(const MethodPlan& m) {
+    if (plan_.strategy != "relocate") return;
+    for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
+      const uint32_t memory_id = static_cast<uint32_t>(i + 1);
+      uint64_t allowed = m.arena_sizes_before[i];
+      const FrontRegion* f = plan_.front(memory_id);
+      if (f != nullptr && MethodUsesArena(m, memory_id)) {
+        for (const FrontSlot& s : f->slots) {
+          bool has = std::any_of(shared_.buffers.begin(), shared_.buffers.end(),
+                                 [&](const SharedBuffer& b) {
+                                   return b.name == s.name && b.value_in_method[m.method_index];
+                                 });
+          if (!has) allowed += s.slot_bytes;
+        }
+      }
+      if (m.arena_sizes_after[i] > allowed) {
+        Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
+                       std::to_string(m.arena_sizes_before[i]) + " to " +
+                       std::to_string(m.arena_sizes_after[i]) + " bytes, more than the " +
+                       std::to_string(allowed) + " its missing slots allow");
+      }
+    }
+  }
+
+  const ProgramView& view_;
+  const SharedBufferSet& shared_;
+  const Plan& plan_;
+  std::vector<PlanViolation> violations_;
+};
+
+}  // namespace
+
+std::vector<PlanViolation> VerifyPlan(const ProgramView& view, const SharedBufferSet& shared,
+                                      const Plan& plan) {
+  return Checker(view, shared, plan).Run();
+}
+
+}  // namespace pteshare

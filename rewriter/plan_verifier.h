@@ -1,0 +1,39 @@
+// PlanVerifier: checks a Plan against the program it was made from, before
+// anything is written. It shares no code with the strategies: it re-derives
+// every fact from the ProgramView and the plan's own claims, so a bug in a
+// strategy shows up here as a violation instead of a corrupt file.
+//
+// Invariants (docs/design.md):
+//  I1 a shared buffer has its front slot's placement in every method that
+//     has it, in the arena the input gave it;
+//  I2 no tensor outside a shared buffer's range touches a front region, in
+//     any method that uses that arena;
+//  I3 (without lifetimes) two tensors that overlapped in the input keep
+//     their exact relative offset; two that did not, do not overlap unless
+//     both lie inside one shared buffer;
+//  I4 every placement fits its arena, aligned offsets stay aligned;
+//  I5 same methods, same arena count, same planned tensors with the same
+//     arena and size; relocate leaves arenas without a front region alone;
+//  I6 relocate grows an arena only by the slots of the shared buffers the
+//     method lacks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rewriter/plan.h"
+#include "rewriter/program_view.h"
+#include "rewriter/shared_buffers.h"
+
+namespace pteshare {
+
+struct PlanViolation {
+  std::string invariant;  // "I1".."I6"
+  std::string message;    // method, value, numbers
+};
+
+/// Every violation found (empty: the plan is safe to write).
+std::vector<PlanViolation> VerifyPlan(const ProgramView& view, const SharedBufferSet& shared,
+                                      const Plan& plan);
+
+}  // namespace pteshare

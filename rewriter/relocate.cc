@@ -1,0 +1,134 @@
+#include "rewriter/relocate.h"
+
+#include <algorithm>
+
+namespace pteshare {
+namespace {
+
+// A shared buffer as this method holds it: where it was, where it goes.
+struct PresentBuffer {
+  Placement input;
+  const FrontSlot* slot;
+};
+
+// Everything needed to move the tensors of one arena of one method.
+struct ArenaRelocation {
+  uint64_t front_size = 0;
+  std::vector<PresentBuffer> present;  // sorted by input offset
+  // Non-empty tensors that are not inside a shared buffer, as [offset, end)
+  // sorted by offset, with the running maximum of their ends: answers "is
+  // this point inside some moved tensor?" for zero-byte tensors.
+  std::vector<std::pair<uint64_t, uint64_t>> moved_ranges;
+  std::vector<uint64_t> max_end_so_far;
+
+  const PresentBuffer* Containing(uint64_t offset) const {
+    for (const PresentBuffer& b : present) {
+      if (offset >= b.input.offset && offset < b.input.end()) return &b;
+    }
+    return nullptr;
+  }
+  // Slots of the shared buffers that end at or below `offset`.
+  uint64_t ReclaimedBelow(uint64_t offset) const {
+    uint64_t reclaimed = 0;
+    for (const PresentBuffer& b : present) {
+      if (b.input.end() <= offset) reclaimed += b.slot->slot_bytes;
+    }
+    return reclaimed;
+  }
+  uint64_t ReclaimedTotal() const { return ReclaimedBelow(UINT64_MAX); }
+  bool InsideMovedTensor(uint64_t offset) const {
+    auto it = std::upper_bound(moved_ranges.begin(), moved_ranges.end(),
+                               std::make_pair(offset, UINT64_MAX));
+    if (it == moved_ranges.begin()) return false;
+    return max_end_so_far[static_cast<size_t>(it - moved_ranges.begin()) - 1] > offset;
+  }
+};
+
+ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& shared,
+                             const FrontRegion& front) {
+  ArenaRelocation arena;
+  arena.front_size = front.size;
+  for (const FrontSlot& slot : front.slots) {
+    for (const SharedBuffer& buffer : shared.buffers) {
+      if (buffer.name != slot.name || !buffer.value_in_method[method.index]) continue;
+      arena.present.push_back(
+          {method.tensor(*buffer.value_in_method[method.index])->placement, &slot});
+    }
+  }
+  std::sort(arena.present.begin(), arena.present.end(),
+            [](const PresentBuffer& a, const PresentBuffer& b) {
+              return a.input.offset < b.input.offset;
+            });
+  for (const TensorValue& t : method.tensors) {
+    if (!t.planned || t.nbytes == 0 || t.placement.memory_id != front.memory_id) continue;
+    if (arena.Containing(t.placement.offset) != nullptr) continue;
+    arena.moved_ranges.emplace_back(t.placement.offset, t.placement.end());
+  }
+  std::sort(arena.moved_ranges.begin(), arena.moved_ranges.end());
+  uint64_t running = 0;
+  for (const auto& [offset, end] : arena.moved_ranges) {
+    running = std::max(running, end);
+    arena.max_end_so_far.push_back(running);
+  }
+  return arena;
+}
+
+// A method uses an arena when it gives it memory or plans a tensor in it;
+// only then must it keep the front region free.
+bool UsesArena(const MethodView& method, uint32_t memory_id) {
+  const Arena* arena = method.arena(memory_id);
+  if (arena == nullptr) return false;
+  if (arena->size > 0) return true;
+  return std::any_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
+    return t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id;
+  });
+}
+
+uint64_t NewOffset(const ArenaRelocation& arena, const TensorValue& t) {
+  const uint64_t offset = t.placement.offset;
+  if (const PresentBuffer* buffer = arena.Containing(offset)) {
+    return buffer->slot->offset + (offset - buffer->input.offset);  // the buffer or an alias
+  }
+  if (t.nbytes == 0 && !arena.InsideMovedTensor(offset)) return offset;  // nothing to follow
+  return offset + arena.front_size - arena.ReclaimedBelow(offset);
+}
+
+}  // namespace
+
+MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& shared,
+                          const std::vector<FrontRegion>& fronts) {
+  MethodPlan plan;
+  plan.name = method.name;
+  plan.method_index = method.index;
+  for (const Arena& a : method.arenas) plan.arena_sizes_before.push_back(a.size);
+  plan.arena_sizes_after = plan.arena_sizes_before;
+
+  std::vector<std::optional<ArenaRelocation>> arenas(method.arenas.size());
+  for (const FrontRegion& front : fronts) {
+    if (UsesArena(method, front.memory_id)) {
+      arenas[front.memory_id - 1] = PrepareArena(method, shared, front);
+    }
+  }
+  std::vector<uint64_t> highest_end(method.arenas.size(), 0);
+  for (const TensorValue& t : method.tensors) {
+    if (!t.planned) continue;
+    TensorMove move{t.value_index, t.placement, t.placement};
+    uint32_t id = t.placement.memory_id;
+    if (id >= 1 && id <= arenas.size() && arenas[id - 1]) {
+      move.after.offset = NewOffset(*arenas[id - 1], t);
+      highest_end[id - 1] = std::max(highest_end[id - 1], move.after.end());
+    }
+    plan.moves.push_back(move);
+  }
+  for (size_t i = 0; i < arenas.size(); ++i) {
+    if (!arenas[i]) continue;
+    // Keep whatever size the exporter folded in that no tensor shows (tail
+    // padding): grow by the front, give back the slots the method vacated.
+    uint64_t size =
+        plan.arena_sizes_before[i] + arenas[i]->front_size - arenas[i]->ReclaimedTotal();
+    plan.arena_sizes_after[i] = std::max(size, highest_end[i]);
+  }
+  return plan;
+}
+
+}  // namespace pteshare

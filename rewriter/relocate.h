@@ -1,0 +1,23 @@
+// The `relocate` strategy: a translation that needs no lifetimes.
+//
+// In every arena with a front region, each shared buffer (and every alias
+// inside it) moves to its slot; every other tensor T moves up by
+//   F - (slots of the method's shared buffers that lay below T in the input).
+// Because no tensor straddles a shared buffer (checked on input), and
+// offsets are aligned, this keeps every overlap at its exact relative offset
+// and creates none: T's neighbours on the same side of every shared buffer
+// move by the same amount, and a gap that held shared buffers held at least
+// their slots. The arena keeps its size when the method had all of the
+// arena's shared buffers, and grows by the slots of those it lacked.
+#pragma once
+
+#include "rewriter/plan.h"
+#include "rewriter/program_view.h"
+#include "rewriter/shared_buffers.h"
+
+namespace pteshare {
+
+MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& shared,
+                          const std::vector<FrontRegion>& fronts);
+
+}  // namespace pteshare

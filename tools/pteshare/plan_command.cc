@@ -1,0 +1,58 @@
+// `pteshare plan FILE --share ... [--strategy relocate] [--json]`: a dry run.
+// Shows where every shared buffer goes and what happens to each arena,
+// after the plan verifier has passed it. Writes nothing.
+#include <cstdio>
+
+#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/output.h"
+#include "tools/pteshare/plan_report.h"
+
+namespace pteshare::cli {
+namespace {
+
+struct PlanArgs {
+  std::string file;
+  ShareOptions share;
+  PlanningOptions planning;
+  bool json = false;
+};
+
+int RunPlan(const PlanArgs& args) {
+  Result<OpenedProgram> opened = OpenProgram(args.file);
+  if (!opened.ok()) {
+    PrintFileError(args.file, opened.error());
+    return kExitBadInput;
+  }
+  PlanOutcome outcome = PlanAndVerify(args.file, opened->view, args.share, args.planning);
+  if (!outcome.input) return outcome.exit_status;
+  if (args.json) {
+    JsonWriter json;
+    json.BeginObject().Field("file", args.file);
+    WritePlanJson(json, opened->view, outcome);
+    json.EndObject();
+    std::fputs(json.str().c_str(), stdout);
+  } else {
+    PrintPlanText(args.file, opened->view, outcome);
+  }
+  return outcome.exit_status;
+}
+
+void AddPlan(CLI::App& app, int& exit_status) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Dry run: choose the shared buffers, pack them at the front of their arenas (same offset "
+      "in every method), make room for them, verify the plan, and show per method and arena the "
+      "size before -> after and where each shared buffer goes. Writes nothing.\n"
+      "Example: pteshare plan model.pte --share-auto");
+  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  args->share.AddTo(cmd);
+  args->planning.AddTo(cmd);
+  cmd->add_flag("--json", args->json, "Print the plan as JSON (shape in the README)");
+  cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
+}
+
+const bool registered = RegisterCommand({20, AddPlan});
+
+}  // namespace
+}  // namespace pteshare::cli

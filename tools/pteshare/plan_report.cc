@@ -1,0 +1,188 @@
+#include "tools/pteshare/plan_report.h"
+
+#include <cstdio>
+
+#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/output.h"
+
+namespace pteshare::cli {
+namespace {
+
+size_t MovedCount(const MethodPlan& m) {
+  size_t moved = 0;
+  for (const TensorMove& move : m.moves) moved += move.moved() ? 1 : 0;
+  return moved;
+}
+
+}  // namespace
+
+void PlanningOptions::AddTo(CLI::App* command) {
+  command
+      ->add_option("--strategy", strategy,
+                   "How to make room for the front regions. relocate: shift the other tensors "
+                   "by a translation that keeps every overlap (safe without lifetimes)")
+      ->check(CLI::IsMember({"relocate"}))
+      ->default_str("relocate");
+  command->add_option("--alignment", alignment,
+                      "Alignment of the shared slots, a power of two (default: detected from the "
+                      "input, the largest power of two >= 16 dividing every planned offset)");
+}
+
+Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
+  PlanOptions options;
+  options.strategy = Strategy::kRelocate;
+  options.alignment = alignment;
+  return options;
+}
+
+PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
+                          const ShareOptions& share, const PlanningOptions& planning) {
+  PlanOutcome outcome;
+  Result<ShareRequest> request = share.ToRequest();
+  Result<PlanOptions> options = planning.ToPlanOptions();
+  if (!request.ok() || !options.ok()) {
+    PrintFileError(file, request.ok() ? options.error() : request.error());
+    outcome.exit_status = kExitBadInput;
+    return outcome;
+  }
+  Result<PlanInput> input = MakePlan(view, *request, *options);
+  if (!input.ok()) {
+    PrintFileError(file, input.error());
+    outcome.exit_status = kExitBadInput;
+    return outcome;
+  }
+  outcome.violations = VerifyPlan(view, input->shared, input->plan);
+  outcome.input = std::move(input).value();
+  if (!outcome.violations.empty()) {
+    for (const PlanViolation& v : outcome.violations) {
+      PrintFileError(file, Error{"plan violates " + v.invariant + ": " + v.message});
+    }
+    PrintFileError(file, Error{"refusing the plan: " + std::to_string(outcome.violations.size()) +
+                               " invariant violation(s); this is a pteshare bug, please report "
+                               "it with the file"});
+    outcome.exit_status = kExitFindings;
+  }
+  return outcome;
+}
+
+void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome) {
+  const Plan& plan = outcome.input->plan;
+  const SharedBufferSet& shared = outcome.input->shared;
+  std::printf("%s: plan (strategy %s, alignment %llu)\n", file.c_str(), plan.strategy.c_str(),
+              static_cast<unsigned long long>(plan.alignment));
+  for (const FrontRegion& f : plan.fronts) {
+    std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+                Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    for (const FrontSlot& s : f.slots) {
+      std::printf("    %-48s offset %s, %s bytes\n", s.name.c_str(), Grouped(s.offset).c_str(),
+                  Grouped(s.nbytes).c_str());
+    }
+  }
+  for (const MethodPlan& m : plan.methods) {
+    std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), MovedCount(m),
+                m.moves.size());
+    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+      const uint32_t id = static_cast<uint32_t>(i + 1);
+      const FrontRegion* f = plan.front(id);
+      const Arena* arena = view.methods[m.method_index].arena(id);
+      std::string change =
+          m.arena_sizes_before[i] == m.arena_sizes_after[i]
+              ? "unchanged"
+              : (m.arena_sizes_after[i] > m.arena_sizes_before[i] ? "+" : "-") +
+                    Grouped(m.arena_sizes_after[i] > m.arena_sizes_before[i]
+                                ? m.arena_sizes_after[i] - m.arena_sizes_before[i]
+                                : m.arena_sizes_before[i] - m.arena_sizes_after[i]);
+      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s\n", id,
+                  DeviceName(static_cast<int8_t>(arena->device), arena->device_index).c_str(),
+                  Grouped(m.arena_sizes_before[i]).c_str(), Grouped(m.arena_sizes_after[i]).c_str(),
+                  change.c_str(), f ? (", front " + Grouped(f->size)).c_str() : "");
+    }
+    for (const SharedBuffer& b : shared.buffers) {
+      const auto& value = b.value_in_method[m.method_index];
+      if (!value) {
+        std::printf("    %-48s (not in this method; its slot stays reserved)\n", b.name.c_str());
+        continue;
+      }
+      for (const TensorMove& move : m.moves) {
+        if (move.value_index != *value) continue;
+        std::printf("    %-48s value %u: offset %s -> %s\n", b.name.c_str(), *value,
+                    Grouped(move.before.offset).c_str(), Grouped(move.after.offset).c_str());
+      }
+    }
+  }
+  for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
+  if (!plan.warnings.empty()) std::printf("\n");
+  if (outcome.violations.empty()) {
+    std::printf("\n  verified: I1 I2 I3 I4 I5 I6 hold\n");
+  }
+}
+
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome& outcome) {
+  const Plan& plan = outcome.input->plan;
+  const SharedBufferSet& shared = outcome.input->shared;
+  json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
+  json.Key("fronts").BeginArray();
+  for (const FrontRegion& f : plan.fronts) {
+    json.BeginObject().Field("memory_id", f.memory_id).Field("size", f.size);
+    json.Key("slots").BeginArray();
+    for (const FrontSlot& s : f.slots) {
+      json.BeginObject()
+          .Field("name", s.name)
+          .Field("offset", s.offset)
+          .Field("nbytes", s.nbytes)
+          .EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("methods").BeginArray();
+  for (const MethodPlan& m : plan.methods) {
+    json.BeginObject()
+        .Field("name", m.name)
+        .Field("planned_tensors", static_cast<uint64_t>(m.moves.size()))
+        .Field("moved_tensors", static_cast<uint64_t>(MovedCount(m)));
+    json.Key("arenas").BeginArray();
+    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+      const uint32_t id = static_cast<uint32_t>(i + 1);
+      const Arena* arena = view.methods[m.method_index].arena(id);
+      const FrontRegion* f = plan.front(id);
+      json.BeginObject()
+          .Field("memory_id", id)
+          .Field("device", DeviceName(static_cast<int8_t>(arena->device), arena->device_index))
+          .Field("size_before", m.arena_sizes_before[i])
+          .Field("size_after", m.arena_sizes_after[i])
+          .Field("front", f ? f->size : uint64_t{0})
+          .EndObject();
+    }
+    json.EndArray();
+    json.Key("shared").BeginArray();
+    for (const SharedBuffer& b : shared.buffers) {
+      const auto& value = b.value_in_method[m.method_index];
+      if (!value) continue;
+      for (const TensorMove& move : m.moves) {
+        if (move.value_index != *value) continue;
+        json.BeginObject()
+            .Field("name", b.name)
+            .Field("value_index", *value)
+            .Field("memory_id", move.after.memory_id)
+            .Field("offset_before", move.before.offset)
+            .Field("offset_after", move.after.offset)
+            .Field("nbytes", move.after.nbytes)
+            .EndObject();
+      }
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("warnings").BeginArray();
+  for (const std::string& w : plan.warnings) json.String(w);
+  json.EndArray();
+  json.Field("verified", outcome.violations.empty());
+  json.Key("violations").BeginArray();
+  for (const PlanViolation& v : outcome.violations) {
+    json.BeginObject().Field("invariant", v.invariant).Field("message", v.message).EndObject();
+  }
+  json.EndArray();
+}
+
+}  // namespace pteshare::cli

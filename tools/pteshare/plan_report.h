@@ -1,0 +1,44 @@
+// The planning step every planning command shares (plan, rewrite, plot):
+// open, choose the shared buffers, make the plan, verify it; and the plan
+// report in text or JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rewriter/open_program.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
+#include "tools/pteshare/json_writer.h"
+#include "tools/pteshare/share_options.h"
+
+namespace pteshare::cli {
+
+/// --strategy and --alignment, shared by the planning commands.
+struct PlanningOptions {
+  std::string strategy = "relocate";
+  uint64_t alignment = 0;
+
+  void AddTo(CLI::App* command);
+  Result<PlanOptions> ToPlanOptions() const;
+};
+
+/// A plan with its verification, or why there is none.
+struct PlanOutcome {
+  int exit_status = 0;  // kExitOk, kExitFindings (violations), kExitBadInput
+  std::optional<PlanInput> input;
+  std::vector<PlanViolation> violations;
+};
+
+/// Plans `program` and verifies the plan; prints input errors and
+/// violations on stderr naming `file`.
+PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
+                          const ShareOptions& share, const PlanningOptions& planning);
+
+/// Human-readable report of a plan.
+void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome);
+/// The same as JSON members of an already open object.
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome& outcome);
+
+}  // namespace pteshare::cli
