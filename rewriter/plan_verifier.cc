@@ -151,6 +151,12 @@ class Checker {
     }
   }
 
+  bool MethodHas(const MethodPlan& m, const std::string& buffer_name) const {
+    return std::any_of(shared_.buffers.begin(), shared_.buffers.end(), [&](const SharedBuffer& b) {
+      return b.name == buffer_name && b.value_in_method[m.method_index].has_value();
+    });
+  }
+
   bool MethodUsesArena(const MethodPlan& m, uint32_t memory_id) const {
     if (memory_id == 0 || memory_id > m.arena_sizes_before.size()) return false;
     if (m.arena_sizes_before[memory_id - 1] > 0) return true;
@@ -166,8 +172,10 @@ class Checker {
       for (const TensorMove& move : m.moves) {
         const Placement& p = move.after;
         if (p.memory_id != f.memory_id || p.nbytes == 0 || p.offset >= f.size) continue;
+        // Only a buffer the method has can have aliases in its slot; the
+        // slot of a buffer it lacks stays empty.
         bool inside_slot = std::any_of(f.slots.begin(), f.slots.end(), [&](const FrontSlot& s) {
-          return p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
+          return MethodHas(m, s.name) && p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
         });
         if (!inside_slot) {
           Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
@@ -269,11 +277,7 @@ class Checker {
       const FrontRegion* f = plan_.front(memory_id);
       if (f != nullptr && MethodUsesArena(m, memory_id)) {
         for (const FrontSlot& s : f->slots) {
-          bool has = std::any_of(shared_.buffers.begin(), shared_.buffers.end(),
-                                 [&](const SharedBuffer& b) {
-                                   return b.name == s.name && b.value_in_method[m.method_index];
-                                 });
-          if (!has) allowed += s.slot_bytes;
+          if (!MethodHas(m, s.name)) allowed += s.slot_bytes;
         }
       }
       if (m.arena_sizes_after[i] > allowed) {

@@ -14,6 +14,9 @@ struct PresentBuffer {
 // Everything needed to move the tensors of one arena of one method.
 struct ArenaRelocation {
   uint64_t front_size = 0;
+  // Free space below the lowest moved tensor once the vacated slots are
+  // taken out: min over moved tensors of (offset - ReclaimedBelow(offset)).
+  uint64_t floor = 0;
   std::vector<PresentBuffer> present;  // sorted by input offset
   // Non-empty tensors that are not inside a shared buffer, as [offset, end)
   // sorted by offset, with the running maximum of their ends: answers "is
@@ -70,6 +73,12 @@ ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& sh
     running = std::max(running, end);
     arena.max_end_so_far.push_back(running);
   }
+  if (!arena.moved_ranges.empty()) {
+    arena.floor = UINT64_MAX;
+    for (const auto& [offset, end] : arena.moved_ranges) {
+      arena.floor = std::min(arena.floor, offset - arena.ReclaimedBelow(offset));
+    }
+  }
   return arena;
 }
 
@@ -90,7 +99,7 @@ uint64_t NewOffset(const ArenaRelocation& arena, const TensorValue& t) {
     return buffer->slot->offset + (offset - buffer->input.offset);  // the buffer or an alias
   }
   if (t.nbytes == 0 && !arena.InsideMovedTensor(offset)) return offset;  // nothing to follow
-  return offset + arena.front_size - arena.ReclaimedBelow(offset);
+  return offset + arena.front_size - arena.ReclaimedBelow(offset) - arena.floor;
 }
 
 }  // namespace
@@ -123,9 +132,11 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
   for (size_t i = 0; i < arenas.size(); ++i) {
     if (!arenas[i]) continue;
     // Keep whatever size the exporter folded in that no tensor shows (tail
-    // padding): grow by the front, give back the slots the method vacated.
-    uint64_t size =
-        plan.arena_sizes_before[i] + arenas[i]->front_size - arenas[i]->ReclaimedTotal();
+    // padding): grow by the front, give back the slots the method vacated
+    // and the free space below its lowest moved tensor.
+    uint64_t grown = plan.arena_sizes_before[i] + arenas[i]->front_size;
+    uint64_t given_back = arenas[i]->ReclaimedTotal() + arenas[i]->floor;
+    uint64_t size = grown > given_back ? grown - given_back : 0;
     plan.arena_sizes_after[i] = std::max(size, highest_end[i]);
   }
   return plan;

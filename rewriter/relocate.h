@@ -2,7 +2,11 @@
 //
 // In every arena with a front region, each shared buffer (and every alias
 // inside it) moves to its slot; every other tensor T moves up by
-//   F - (slots of the method's shared buffers that lay below T in the input).
+//   F - (slots of the method's shared buffers that lay below T in the input)
+//     - (free space the input left below its lowest such tensor).
+// The last term is 0 for exporter output (something always starts at 0); it
+// makes a second run the identity (I7) for a method that lacks a shared
+// buffer, whose empty slot would otherwise look like free space to reclaim.
 // Because no tensor straddles a shared buffer (checked on input), and
 // offsets are aligned, this keeps every overlap at its exact relative offset
 // and creates none: T's neighbours on the same side of every shared buffer

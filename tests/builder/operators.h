@@ -1,0 +1,94 @@
+// The operator vocabulary of synthetic programs: a few float32 operators
+// whose exact semantics are written here, so that a reference executor can
+// run any program the synthesizers build and get bit-for-bit the same
+// result everywhere. Keep the list short and every definition total and
+// deterministic (fixed loop order, float32 accumulation in index order).
+//
+// Conventions
+//  - Tensors are float32 and row-major (dim_order 0..n-1) unless stated.
+//  - A KernelCall's args are the schema arguments, out included, followed by
+//    the return values again (the exporter's convention). An `.out`
+//    operator with one return therefore lists `out` twice:
+//        aten::add.out(a, b, out) -> out      args = [a, b, out, out]
+//  - "Int i" is the index of an Int value; "IntList l" the index of an
+//    IntList value (whose items are indices of Int values).
+//  - Shapes are checked by whoever builds the program; executors may assume
+//    them.
+#pragma once
+
+#include "tests/builder/program_spec.h"
+
+namespace pteshare::builder::ops {
+
+/// out[i] = a[i] + b[i]; a, b, out have one shape.
+inline const OperatorName kAdd{"aten::add", "out"};
+
+/// out[i] = a[i] * b[i]; a, b, out have one shape.
+inline const OperatorName kMul{"aten::mul", "out"};
+
+/// out[i] = max(x[i], 0.0f); x, out have one shape.
+inline const OperatorName kRelu{"aten::relu", "out"};
+
+/// rms_norm.out(x [N, D], weight [D], Double eps, out [N, D]):
+///   r[n] = 1.0f / sqrtf((sum over i in order of x[n, i] * x[n, i]) / D + eps)
+///   out[n, i] = x[n, i] * r[n] * weight[i]
+inline const OperatorName kRmsNorm{"llama::rms_norm", "out"};
+
+/// linear.out(x [N, in], w [out_features, in], out [N, out_features]):
+/// out[n, o] = sum over k = 0..in-1 in order of x[n, k] * w[o, k], starting
+/// from 0.0f. No bias.
+inline const OperatorName kLinear{"aten::linear", "out"};
+
+/// cat.out(TensorList tensors, Int dim, out): concatenates the list's
+/// tensors along `dim` in list order; all other sizes equal.
+inline const OperatorName kCat{"aten::cat", "out"};
+
+/// view_copy.out(x, IntList size, out): copies x's elements in row-major
+/// order into out, whose sizes are `size` (same element count).
+inline const OperatorName kViewCopy{"aten::view_copy", "out"};
+
+/// embedding.out(weight [V, D], indices (int64) [N], out [N, D]):
+/// out[n, :] = weight[indices[n], :]; an index outside [0, V) is an error.
+inline const OperatorName kEmbedding{"aten::embedding", "out"};
+
+/// _local_scalar_dense.default(x (int64) [1]) -> Int r: writes x[0] into
+/// Int value r. args = [x, r].
+inline const OperatorName kLocalScalarDense{"aten::_local_scalar_dense", "default"};
+
+/// update_cache.out(value [T, H, D], cache [S, H, D], Int start_pos, out):
+/// cache[start_pos + t, :, :] = value[t, :, :] for t in 0..T-1, in place;
+/// `out` aliases `cache` (same placement), nothing else is written.
+/// start_pos + T > S is an error.
+inline const OperatorName kUpdateCache{"llama::update_cache", "out"};
+
+/// attention_scores.out(q [T, H*D], k_cache [S, H*D], Int start_pos,
+/// Int heads, out [H, T, S]): with D = (H*D) / heads,
+///   out[h, t, s] = (sum over d in order of q[t, h*D+d] * k_cache[s, h*D+d])
+///                  / sqrtf(D)             if s <= start_pos + t
+///                = -INFINITY              otherwise (causal mask).
+inline const OperatorName kAttentionScores{"llama::attention_scores", "out"};
+
+/// _softmax.out(x, Int dim, Bool half_to_float, out): softmax over the last
+/// dimension (dim must be -1; half_to_float false): m = max over the row,
+/// e_i = expf(x_i - m), out_i = e_i / (sum of e in order). A row of all
+/// -INFINITY is an error.
+inline const OperatorName kSoftmax{"aten::_softmax", "out"};
+
+/// attention_mix.out(probs [H, T, S], v_cache [S, H*D], out [T, H*D]):
+///   out[t, h*D+d] = sum over s in order of probs[h, t, s] * v_cache[s, h*D+d].
+inline const OperatorName kAttentionMix{"llama::attention_mix", "out"};
+
+/// convolution.out(x [1, Cin, H, W], w [Cout, Cin, K, K], Null bias,
+/// IntList stride = [1, 1], IntList padding = [p, p], IntList dilation =
+/// [1, 1], Bool transposed = false, IntList output_padding = [0, 0],
+/// Int groups = 1, out [1, Cout, H + 2p - K + 1, W + 2p - K + 1]):
+///   out[0, o, y, x] = sum over c, i, j in that order of
+///                     w[o, c, i, j] * x[0, c, y + i - p, x + j - p]
+/// (terms outside the image are skipped). Only the values above occur.
+inline const OperatorName kConvolution{"aten::convolution", "out"};
+
+/// mean.out(x [1, C, H, W], IntList dims = [2, 3], Bool keepdim = false,
+/// Null dtype, out [1, C]): out[0, c] = (sum over y, x in order) / (H * W).
+inline const OperatorName kMeanDim{"aten::mean", "out"};
+
+}  // namespace pteshare::builder::ops

@@ -1,0 +1,59 @@
+// A synthetic decoder-only language model with two methods, `prefill`
+// (prefill_len tokens) and `decode` (one token), that share per-layer KV
+// caches as mutable buffers named `layers.{i}.attention.kv_cache.k_cache`
+// and `.v_cache` (initial state zeros, shape [max_seq, heads, head_dim]).
+//
+// Each method: tokens (int64 [T]) and input_pos (int64 [1]) in, logits
+// ([T, vocab]) out. Per layer, with dim = heads x head_dim:
+//   q, k, v   = linear(rms_norm(x), Wq/Wk/Wv)               [T, dim]
+//   k3, v3    = view_copy(k / v, [T, heads, head_dim])
+//   k_upd     = update_cache(k3, k_cache, start_pos)  (aliases k_cache)
+//   k_view    = static [max_seq, dim] view of k_cache (same placement, no
+//               instruction links it to the cache; likewise for v)
+//   scores    = attention_scores(q, k_view, start_pos, heads) [heads, T, max_seq]
+//   probs     = softmax(scores);  attn = attention_mix(probs, v_view)
+//   x1        = x + linear(attn, Wo)
+//   x2        = x1 + linear(h * h, W2), h = linear(rms_norm(x1), W1) (ffn = 4 dim)
+// then logits = linear(rms_norm(x), W_embedding). Operators: operators.h.
+//
+// The exporter-like planner plans each method on its own, and prefill's
+// activations (scores [heads, T, max_seq], the ffn hidden [T, 4 dim]) outgrow
+// a cache whenever prefill_len > head_dim or prefill_len > max_seq / 4, so
+// the caches land at different offsets in prefill and decode: the problem
+// pteshare solves.
+#pragma once
+
+#include <cstdint>
+
+#include "rewriter/result.h"
+#include "tests/builder/program_spec.h"
+
+namespace pteshare::builder {
+
+struct LlmConfig {
+  int32_t layers = 2;
+  int32_t heads = 4;
+  int32_t head_dim = 16;
+  int32_t max_seq = 128;
+  /// Tokens prefill takes; 0 means max_seq / 2. Must be < max_seq.
+  int32_t prefill_len = 0;
+  int32_t vocab = 256;
+  /// Caches, their update inputs and the attention scores/probs go to
+  /// arena 2, which non_const_buffer_device puts on CUDA.
+  bool device_arena = false;
+  /// The exporter's older sharing: every mutable buffer in an extra arena
+  /// 2 at identical offsets (sorted by name) in both methods.
+  bool legacy_shared = false;
+  /// Write fully_qualified_name on the caches.
+  bool named = true;
+  uint64_t seed = 0;
+};
+
+/// The program spec, or an error naming the bad setting and its value.
+Result<ProgramSpec> SynthesizeLlm(const LlmConfig& config);
+
+/// The cache names of layer `layer`.
+std::string KCacheName(int32_t layer);
+std::string VCacheName(int32_t layer);
+
+}  // namespace pteshare::builder

@@ -1,0 +1,145 @@
+// The plan verifier catches hand-made bad plans: each test breaks one
+// invariant of a good plan and expects exactly that invariant to be named.
+#include "rewriter/plan_verifier.h"
+
+#include <gtest/gtest.h>
+
+#include "rewriter/planner.h"
+#include "tests/program_fixture.h"
+
+namespace pteshare {
+namespace {
+
+using builder::FixedMethod;
+
+class PlanVerifierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // prefill: act [0,128), k [128,192), v [192,256), act [256,320), act2
+    // overlapping the first activation (lifetime-disjoint reuse) [0,64).
+    program_ = testing::Load(std::vector<FixedMethod>{
+        {"prefill",
+         {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}, {64, 1, 0}}},
+        {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},
+    });
+    ShareRequest request;
+    request.names = {"k", "v"};
+    Result<PlanInput> input =
+        MakePlan(program_->view, request, PlanOptions{Strategy::kRelocate, 16});
+    ASSERT_TRUE(input.ok()) << input.error().message;
+    input_ = std::move(input).value();
+    ASSERT_TRUE(Violations().empty());
+  }
+
+  std::vector<PlanViolation> Violations() {
+    return VerifyPlan(program_->view, input_.shared, input_.plan);
+  }
+
+  // The single invariant the current (broken) plan violates.
+  std::string OnlyInvariant() {
+    std::vector<PlanViolation> v = Violations();
+    if (v.empty()) return "none";
+    std::string first = v[0].invariant;
+    for (const PlanViolation& x : v) {
+      if (x.invariant != first) return "several: " + first + " and " + x.invariant;
+    }
+    return first;
+  }
+
+  TensorMove& Move(size_t method, uint32_t value) {
+    for (TensorMove& m : input_.plan.methods[method].moves) {
+      if (m.value_index == value) return m;
+    }
+    throw std::logic_error("no such value");
+  }
+
+  std::unique_ptr<testing::LoadedProgram> program_;
+  PlanInput input_;
+};
+
+TEST_F(PlanVerifierTest, SharedBufferOffItsSlotInOneMethod) {
+  Move(1, 0).after.offset += 16;  // decode's k one alignment step off
+  std::vector<PlanViolation> v = Violations();
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].invariant, "I1");
+  EXPECT_EQ(
+      v[0].message,
+      "method decode, value 0 ('k'): placed at arena 1 [16, 80), its slot is arena 1 [0, 64)");
+}
+
+TEST_F(PlanVerifierTest, ActivationInsideTheFrontRegion) {
+  Move(1, 1).after.offset = 64;  // decode's activation into v's reserved slot
+  EXPECT_EQ(OnlyInvariant(), "I2");
+  EXPECT_EQ(Violations()[0].message,
+            "method decode, value 1 [64, 96) enters the front region [0, 128) of arena 1");
+}
+
+TEST_F(PlanVerifierTest, OverlappingPairLosesItsRelativeOffset) {
+  Move(0, 4).after.offset += 16;  // the lifetime-disjoint reuse of [0,64) shifts
+  std::vector<PlanViolation> v = Violations();
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_EQ(v[0].message,
+            "method prefill: values 0 and 4 overlapped at relative offset 0 and now sit at -16");
+}
+
+TEST_F(PlanVerifierTest, DisjointTensorsMadeToOverlap) {
+  Move(0, 3).after.offset = Move(0, 0).after.offset;  // 256 -> 128: onto value 0
+  std::vector<PlanViolation> v = Violations();
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_NE(v[0].message.find("now overlap in arena 1; they did not in the input"),
+            std::string::npos)
+      << v[0].message;
+}
+
+TEST_F(PlanVerifierTest, PlacementPastTheArenaEnd) {
+  input_.plan.methods[1].arena_sizes_after[0] = 100;  // decode's activation ends at 160
+  EXPECT_EQ(OnlyInvariant(), "I4");
+  EXPECT_EQ(Violations()[0].message,
+            "method decode, value 1: offset 128 + 32 bytes > arena 1 size 100");
+}
+
+TEST_F(PlanVerifierTest, AlignmentLost) {
+  Move(0, 3).after.offset -= 8;  // 256 -> 248: unaligned (and onto value 0: I3 too)
+  std::vector<PlanViolation> v = Violations();
+  bool found = std::any_of(v.begin(), v.end(), [](const PlanViolation& x) {
+    return x.invariant == "I4" &&
+           x.message == "method prefill, value 3: offset 248 loses the alignment 16";
+  });
+  EXPECT_TRUE(found);
+}
+
+TEST_F(PlanVerifierTest, TensorChangesArena) {
+  Move(0, 3).after.memory_id = 2;
+  EXPECT_EQ(Violations()[0].invariant, "I5");
+}
+
+TEST_F(PlanVerifierTest, TensorMissingFromThePlan) {
+  input_.plan.methods[0].moves.pop_back();
+  EXPECT_EQ(OnlyInvariant(), "I5");
+}
+
+TEST_F(PlanVerifierTest, ArenaCountChanges) {
+  input_.plan.methods[0].arena_sizes_after.push_back(64);
+  EXPECT_EQ(OnlyInvariant(), "I5");
+}
+
+TEST_F(PlanVerifierTest, ArenaGrowsMoreThanItsMissingSlots) {
+  // decode lacks v (64 bytes): it may grow from 96 to 160, not to 176.
+  input_.plan.methods[1].arena_sizes_after[0] = 176;
+  EXPECT_EQ(OnlyInvariant(), "I6");
+  EXPECT_EQ(Violations()[0].message,
+            "method decode: arena 1 grows from 96 to 176 bytes, more than the 160 its missing "
+            "slots allow");
+}
+
+TEST_F(PlanVerifierTest, MisalignedFrontSlot) {
+  input_.plan.fronts[0].slots[1].offset = 72;
+  std::vector<PlanViolation> v = Violations();
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].invariant, "I4");
+}
+
+}  // namespace
+}  // namespace pteshare

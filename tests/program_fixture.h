@@ -1,0 +1,48 @@
+// LoadedProgram: built .pte bytes kept alive together with the ProgramView
+// that points into them, for tests that plan or check in memory.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "rewriter/program_view.h"
+#include "rewriter/pte_layout.h"
+#include "tests/builder/fixed_layout.h"
+#include "tests/builder/program_builder.h"
+
+namespace pteshare::testing {
+
+struct LoadedProgram {
+  std::vector<uint8_t> bytes;
+  ProgramView view;
+};
+
+/// Reads `bytes` through the real reader; fails the test on error.
+inline std::unique_ptr<LoadedProgram> Load(std::vector<uint8_t> bytes) {
+  auto loaded = std::make_unique<LoadedProgram>();
+  loaded->bytes = std::move(bytes);
+  const fb::Program* program = nullptr;
+  Result<PteLayout> layout = ReadPteLayout(loaded->bytes, &program);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+  if (!layout.ok()) return nullptr;
+  Result<ProgramView> view = ReadProgramView(*program, *layout);
+  EXPECT_TRUE(view.ok()) << view.error().message;
+  if (!view.ok()) return nullptr;
+  loaded->view = std::move(view).value();
+  return loaded;
+}
+
+inline std::unique_ptr<LoadedProgram> Load(const builder::ProgramSpec& spec) {
+  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(spec);
+  EXPECT_TRUE(bytes.ok()) << bytes.error().message;
+  if (!bytes.ok()) return nullptr;
+  return Load(std::move(bytes).value());
+}
+
+inline std::unique_ptr<LoadedProgram> Load(const std::vector<builder::FixedMethod>& methods) {
+  return Load(builder::FixedLayoutSpec(methods));
+}
+
+}  // namespace pteshare::testing

@@ -1,0 +1,152 @@
+// Choosing shared buffers: what --share, --share-auto and --name select, and
+// every input error, each with its exact message.
+#include "rewriter/shared_buffers.h"
+
+#include <gtest/gtest.h>
+
+#include "rewriter/planner.h"
+#include "tests/program_fixture.h"
+
+namespace pteshare {
+namespace {
+
+using builder::FixedMethod;
+using testing::Load;
+
+ShareRequest Share(std::vector<std::string> names) {
+  ShareRequest r;
+  r.names = std::move(names);
+  return r;
+}
+
+std::string ChoiceError(const std::vector<FixedMethod>& methods, const ShareRequest& request) {
+  auto p = Load(methods);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
+  EXPECT_FALSE(set.ok());
+  return set.ok() ? "" : set.error().message;
+}
+
+const std::vector<FixedMethod> kPrefillDecode = {
+    {"prefill", {{64, 1, 0}, {64, 1, 64, "k", true}, {64, 1, 128, "only_prefill", true}}},
+    {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
+};
+
+TEST(SharedBuffers, ShareAutoTakesNamedBuffersFoundInTwoOrMoreMethods) {
+  auto p = Load(kPrefillDecode);
+  ShareRequest request;
+  request.share_auto = true;
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_EQ(set->buffers.size(), 1u);
+  const SharedBuffer& k = set->buffers[0];
+  EXPECT_EQ(k.name, "k");
+  EXPECT_EQ(k.memory_id, 1u);
+  EXPECT_EQ(k.nbytes, 64u);
+  EXPECT_EQ(k.value_in_method[0], 1u);
+  EXPECT_EQ(k.value_in_method[1], 0u);
+  EXPECT_EQ(k.methods_with_initial_state, (std::vector<std::string>{"prefill", "decode"}));
+}
+
+TEST(SharedBuffers, ExplicitNamesMayBeInOneMethodOnly) {
+  auto p = Load(kPrefillDecode);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, Share({"only_prefill", "k"}));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_EQ(set->buffers.size(), 2u);
+  EXPECT_EQ(set->buffers[0].name, "k");  // sorted-name order
+  EXPECT_FALSE(set->buffers[1].value_in_method[1].has_value());
+}
+
+TEST(SharedBuffers, NoBufferChosen) {
+  EXPECT_EQ(ChoiceError(kPrefillDecode, ShareRequest{}),
+            "no shared buffer chosen: give --share NAME..., or --share-auto");
+}
+
+TEST(SharedBuffers, ShareAutoFindsNothing) {
+  ShareRequest request;
+  request.share_auto = true;
+  EXPECT_NE(ChoiceError({{"m", {{64, 1, 0, "x", true}}}}, request)
+                .find("--share-auto found no named mutable buffer"),
+            std::string::npos);
+}
+
+TEST(SharedBuffers, NameFoundInNoMethod) {
+  EXPECT_EQ(ChoiceError(kPrefillDecode, Share({"layers.0.nope"})),
+            "shared buffer 'layers.0.nope' is not the name of a tensor in any method");
+}
+
+TEST(SharedBuffers, NameThatIsNotAPlannedTensor) {
+  builder::ProgramSpec spec = builder::FixedLayoutSpec(kPrefillDecode);
+  auto& tensor = std::get<builder::Tensor>(spec.methods[1].values[0]);
+  tensor.memory = builder::NotPlanned{};
+  tensor.initial_state.reset();
+  auto p = Load(spec);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, Share({"k"}));
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.error().message,
+            "shared buffer 'k' (method decode, value 0) is not a memory-planned tensor");
+}
+
+TEST(SharedBuffers, DifferentSizesInDifferentMethods) {
+  EXPECT_EQ(ChoiceError({{"prefill", {{64, 1, 0, "k", true}}}, {"decode", {{32, 1, 0, "k", true}}}},
+                        Share({"k"})),
+            "shared buffer 'k' is 64 bytes in method prefill but 32 bytes in method decode");
+}
+
+TEST(SharedBuffers, DifferentArenasInDifferentMethods) {
+  EXPECT_EQ(ChoiceError({{"prefill", {{64, 1, 0, "k", true}}},
+                         {"decode", {{16, 1, 0}, {64, 2, 0, "k", true}}}},
+                        Share({"k"})),
+            "shared buffer 'k' is in arena 1 in method prefill but in arena 2 in method decode");
+}
+
+TEST(SharedBuffers, PartlyOverlappingSharedBuffers) {
+  EXPECT_EQ(
+      ChoiceError({{"m", {{64, 1, 0, "a", true}, {64, 1, 32, "b", true}}}}, Share({"a", "b"})),
+      "method m: shared buffers 'a' [0, 64) and 'b' [32, 96) in arena 1 overlap");
+}
+
+TEST(SharedBuffers, TensorStraddlingASharedBuffer) {
+  EXPECT_EQ(ChoiceError({{"m", {{64, 1, 0, "k", true}, {64, 1, 48}}}}, Share({"k"})),
+            "method m, value 1 [48, 112) straddles shared buffer 'k' [0, 64) in arena 1");
+}
+
+TEST(SharedBuffers, TensorContainingASharedBufferStraddlesIt) {
+  EXPECT_EQ(ChoiceError({{"m", {{128, 1, 0}, {64, 1, 32, "k", true}}}}, Share({"k"})),
+            "method m, value 0 [0, 128) straddles shared buffer 'k' [32, 96) in arena 1");
+}
+
+TEST(SharedBuffers, OneNameOnTwoPlacementsInOneMethod) {
+  EXPECT_EQ(ChoiceError({{"m", {{64, 1, 0, "k", true}, {64, 1, 64, "k"}}}}, Share({"k"})),
+            "shared buffer 'k' names two placements in method m: value 0 arena 1 [0, 64) and "
+            "value 1 arena 1 [64, 128)");
+}
+
+TEST(SharedBuffers, NamingAMissingMethod) {
+  ShareRequest request = Share({"s"});
+  request.namings = {{"encode", 0, "s"}};
+  EXPECT_EQ(ChoiceError(kPrefillDecode, request),
+            "--name encode:0=s: the program has no method 'encode'");
+}
+
+TEST(SharedBuffers, NamingAValueThatIsNotATensor) {
+  ShareRequest request = Share({"s"});
+  request.namings = {{"decode", 7, "s"}};
+  EXPECT_EQ(ChoiceError(kPrefillDecode, request), "--name: method decode, value 7 is not a tensor");
+}
+
+TEST(SharedBuffers, RenamingANamedBufferIsRefused) {
+  ShareRequest request = Share({"s"});
+  request.namings = {{"decode", 0, "s"}};
+  EXPECT_EQ(ChoiceError(kPrefillDecode, request),
+            "--name: method decode, value 0 is already named 'k'");
+}
+
+TEST(SharedBuffers, PlacementPastItsArenaIsAnInputError) {
+  auto p = Load(std::vector<FixedMethod>{{"m", {{64, 1, 0, "k", true}, {64, 1, 64}}, {100}}});
+  Result<PlanInput> input = MakePlan(p->view, Share({"k"}), PlanOptions{});
+  ASSERT_FALSE(input.ok());
+  EXPECT_EQ(input.error().message, "method m, value 1: offset 64 + 64 bytes > arena 1 size 100");
+}
+
+}  // namespace
+}  // namespace pteshare
