@@ -184,7 +184,9 @@ TEST(PteLayout, FlippingAnyByteNeverCrashes) {
     bytes[i] ^= 0xFF;
     const fb::Program* program = nullptr;
     Result<PteLayout> layout = ReadPteLayout(bytes, &program);
-    if (layout.ok()) EXPECT_NE(program, nullptr);
+    if (layout.ok()) {
+      EXPECT_NE(program, nullptr);
+    }
   }
 }
 
