@@ -1,0 +1,205 @@
+#include "rewriter/block_planner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewriter/block_greedy.h"
+#include "rewriter/block_lower_bound.h"
+#include "rewriter/block_search.h"
+#include "rewriter/block_step_budget.h"
+
+namespace pteshare {
+namespace {
+
+/// Sizes and offsets stay below this so sums of them cannot wrap.
+constexpr Bytes kMaxTotal = Bytes{1} << 62;
+/// Random orders tried after the fixed ones.
+constexpr int kRandomOrders = 8;
+/// The search recurses once per block; past this many it would risk the
+/// stack, and a greedy plan is what such sizes get.
+constexpr size_t kMaxSearchBlocks = 20000;
+/// Search restarts per capacity probe (see CapacitySearch::Run's shuffle).
+constexpr int kRestartsPerProbe = 32;
+
+std::string Describe(const Block& block) {
+  return "block '" + block.id + "' [" + std::to_string(block.lifespan.begin) + ", " +
+         std::to_string(block.lifespan.end) + ")";
+}
+
+std::string Percent(Bytes part, Bytes whole) {
+  if (whole == 0) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " (%.1f%%)", 100.0 * static_cast<double>(part) / whole);
+  return text;
+}
+
+/// The size-descending order with every key scaled by a random factor in
+/// [0.75, 1.25): near-greedy orders that explore other tie-breaks.
+std::vector<uint32_t> RandomOrder(const BlockProblem& problem, std::mt19937_64& random) {
+  std::vector<std::pair<double, uint32_t>> keyed;
+  for (uint32_t i = 0; i < problem.blocks.size(); ++i) {
+    if (problem.blocks[i].fixed_offset) continue;
+    // Raw engine bits, not a std:: distribution: those differ between
+    // standard libraries, and the plan must not.
+    double factor = 0.75 + 0.5 * static_cast<double>(random() >> 11) * 0x1.0p-53;
+    keyed.push_back({static_cast<double>(problem.blocks[i].size) * factor, i});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<uint32_t> order;
+  for (const auto& [key, index] : keyed) order.push_back(index);
+  return order;
+}
+
+}  // namespace
+
+Status ValidateBlockProblem(const BlockProblem& problem) {
+  const Bytes alignment = problem.alignment;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxTotal) {
+    return Error{"alignment " + std::to_string(alignment) + " is not a power of two"};
+  }
+  Bytes total = 0;
+  std::vector<const Block*> fixed;
+  for (const Block& block : problem.blocks) {
+    if (block.lifespan.end < block.lifespan.begin) {
+      return Error{Describe(block) + " ends before it begins"};
+    }
+    if (block.size > kMaxTotal || (total += block.size) > kMaxTotal) {
+      return Error{Describe(block) + ": sizes add up past 2^62 bytes"};
+    }
+    if (!block.fixed_offset) continue;
+    if (*block.fixed_offset > kMaxTotal) {
+      return Error{Describe(block) + ": fixed offset " + std::to_string(*block.fixed_offset) +
+                   " is past 2^62"};
+    }
+    if (problem.capacity && *block.fixed_offset + block.size > *problem.capacity) {
+      return Error{Describe(block) + " is fixed at offset " + std::to_string(*block.fixed_offset) +
+                   " + " + std::to_string(block.size) + " bytes, past the capacity " +
+                   std::to_string(*problem.capacity)};
+    }
+    if (block.size > 0 && block.lifespan.begin < block.lifespan.end) fixed.push_back(&block);
+  }
+  // Fixed blocks are few (front regions); a pairwise check is enough.
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    for (size_t j = i + 1; j < fixed.size(); ++j) {
+      const Block& a = *fixed[i];
+      const Block& b = *fixed[j];
+      if (LifespansOverlap(a.lifespan, b.lifespan) && *a.fixed_offset < *b.fixed_offset + b.size &&
+          *b.fixed_offset < *a.fixed_offset + a.size) {
+        return Error{"fixed " + Describe(a) + " at offset " + std::to_string(*a.fixed_offset) +
+                     " and fixed " + Describe(b) + " at offset " + std::to_string(*b.fixed_offset) +
+                     " overlap while both are live"};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOptions& options) {
+  if (Status valid = ValidateBlockProblem(problem); !valid) return valid.error();
+  std::optional<StepBudget::Clock::time_point> deadline;
+  if (options.time_limit_seconds) {
+    deadline = StepBudget::Clock::now() +
+               std::chrono::duration_cast<StepBudget::Clock::duration>(
+                   std::chrono::duration<double>(std::max(0.0, *options.time_limit_seconds)));
+  }
+  StepBudget budget(options.max_steps, deadline);
+  BlockPlan plan;
+  plan.lower_bound = BlockLowerBound(problem.blocks);
+
+  // 1. Greedy passes. They always run in full (cheap, and the fallback).
+  GreedyPlacer greedy(problem);
+  auto consider = [&](BlockSolution candidate) {
+    if (plan.solution.offsets.empty() || candidate.height < plan.solution.height) {
+      plan.solution = std::move(candidate);
+    }
+  };
+  for (BlockOrder order : kAllBlockOrders) {
+    if (!plan.solution.offsets.empty() && plan.solution.height == plan.lower_bound) break;
+    std::vector<uint32_t> blocks = OrderFreeBlocks(problem, order);
+    consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
+    consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
+  }
+  std::mt19937_64 random(options.seed);
+  for (int i = 0; i < kRandomOrders && plan.solution.height > plan.lower_bound; ++i) {
+    consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
+  }
+
+  // 2. Capacity descent: bisect between what is known not to fit (below
+  // `proven_low`) and the best height found (`plan.solution.height`).
+  Bytes proven_low = plan.lower_bound;
+  const bool must_fit = problem.capacity && plan.solution.height > *problem.capacity;
+  if (plan.solution.height > proven_low && !budget.exhausted() &&
+      problem.blocks.size() <= kMaxSearchBlocks) {
+    CapacitySearch search(problem);
+    // Start small so easy capacities are settled cheaply; retries double.
+    uint64_t probe_steps = std::max<uint64_t>(budget.remaining() / 16, 1);
+    Bytes soft_low = proven_low;  // below this, probes ran out of steps
+    uint64_t probe = 0;
+    // Probes closer than this to the best height gain too little to pay.
+    const Bytes granularity = std::max<Bytes>(problem.alignment, plan.lower_bound / 1024);
+    while (plan.solution.height > proven_low && !budget.exhausted()) {
+      if (soft_low + granularity > plan.solution.height) {
+        if (soft_low == proven_low) break;  // nothing left worth a probe
+        soft_low = proven_low;
+        probe_steps *= 2;
+      }
+      // Until a plan fits the capacity, ask for exactly the capacity.
+      Bytes capacity = soft_low + (plan.solution.height - 1 - soft_low) / 2;
+      if (must_fit && plan.solution.height > *problem.capacity) {
+        capacity = *problem.capacity;
+        probe_steps = budget.remaining();
+      }
+      // Each probe restarts the search several times with a step limit each:
+      // the fixed preorders first, then seeded shuffles of them.
+      SearchOutcome outcome = SearchOutcome::kOutOfSteps;
+      for (int restart = 0; restart < kRestartsPerProbe && !budget.exhausted(); ++restart) {
+        const size_t preorders = std::size(kAllSearchPreorders);
+        SearchPreorder which = kAllSearchPreorders[(probe + restart) % preorders];
+        uint64_t shuffle = restart < static_cast<int>(preorders)
+                               ? 0
+                               : options.seed * 0x100000001b3ull + probe * 131 + restart + 1;
+        BlockSolution found;
+        outcome = search.Run(capacity, which, shuffle, probe_steps / kRestartsPerProbe + 1, &budget,
+                             &found);
+        if (outcome == SearchOutcome::kFound) {
+          consider(std::move(found));
+          break;
+        }
+        if (outcome == SearchOutcome::kInfeasible) break;
+      }
+      ++probe;
+      if (outcome == SearchOutcome::kInfeasible) {
+        proven_low = soft_low = capacity + 1;
+        if (must_fit && capacity == *problem.capacity) break;
+      } else if (outcome == SearchOutcome::kOutOfSteps) {
+        soft_low = capacity + 1;
+      }
+    }
+  }
+  plan.optimal = plan.solution.height <= proven_low;
+  plan.steps = budget.used();
+  plan.timed_out = budget.timed_out();
+  if (problem.capacity && plan.solution.height > *problem.capacity) {
+    const Bytes miss = plan.solution.height - *problem.capacity;
+    if (plan.lower_bound > *problem.capacity) {
+      return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                   " bytes: " + std::to_string(plan.lower_bound) +
+                   " bytes are live at one instant, " +
+                   std::to_string(plan.lower_bound - *problem.capacity) + " bytes" +
+                   Percent(plan.lower_bound - *problem.capacity, *problem.capacity) +
+                   " over; the best plan found needs " + std::to_string(plan.solution.height)};
+    }
+    return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                 " bytes: the best found needs " + std::to_string(plan.solution.height) +
+                 " bytes, " + std::to_string(miss) + " bytes" + Percent(miss, *problem.capacity) +
+                 " over" + (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
+  }
+  return plan;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,66 @@
+// The block planner: the smallest arena it can find for a BlockProblem.
+//
+// 1. Greedy passes: several block orders (size, area, lifespan length,
+//    conflicts, begin time, busiest instant, plus a few seeded random ones),
+//    each placing blocks first-fit and best-fit among the live placed blocks.
+//    O((n + overlaps) log n) per pass.
+// 2. Capacity descent: a MiniMalloc-style search (block_search.h) asks "does
+//    it fit in C?" for C between the lower bound and the best height so far,
+//    bisecting; a "no" proven by a complete search raises the lower end, a
+//    search that runs out of steps is retried later with twice the steps.
+//    Each probe restarts the search a number of times with shuffled
+//    preorders (seeded), which escapes the long dead subtrees a single
+//    order gets stuck in far better than one long search does.
+// The best placement found is returned; it never exceeds the greedy result.
+//
+// Determinism: effort is counted in steps (StepBudget), so a problem, options
+// and seed always give the same plan. `time_limit_seconds`, when set, can only
+// stop the search earlier, and is the one source of nondeterminism: callers
+// that need byte-identical output (I8) leave it unset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "rewriter/blocks.h"
+#include "rewriter/result.h"
+
+namespace pteshare {
+
+struct BlockPlannerOptions {
+  /// Picks the random orders tried after the fixed ones.
+  uint64_t seed = 0;
+  /// Work allowed, in steps (~ one block looked at). The default finishes
+  /// a few-hundred-block instance in a few seconds on one core; 0 keeps only
+  /// the greedy passes (which always run).
+  uint64_t max_steps = kDefaultMaxSteps;
+  /// Optional wall-clock cap on the search (see "Determinism" above).
+  std::optional<double> time_limit_seconds;
+
+  static constexpr uint64_t kDefaultMaxSteps = 600'000'000;
+};
+
+/// A placement and how it was reached.
+struct BlockPlan {
+  BlockSolution solution;
+  /// BlockLowerBound of the problem.
+  Bytes lower_bound = 0;
+  /// True when no smaller arena exists: the height reached the lower bound,
+  /// or the search proved every smaller capacity infeasible.
+  bool optimal = false;
+  /// Steps spent (greedy passes included).
+  uint64_t steps = 0;
+  /// True when the time limit, not the step budget, ended the search.
+  bool timed_out = false;
+};
+
+/// Checks the problem's own rules: alignment is a power of two, lifespans do
+/// not end before they begin, sizes and offsets do not overflow, fixed blocks
+/// do not overlap while live and fit the capacity. Messages name the blocks.
+Status ValidateBlockProblem(const BlockProblem& problem);
+
+/// Plans `problem`. Errors: an invalid problem (ValidateBlockProblem), or a
+/// capacity no plan found fits, saying how many bytes the best plan misses by.
+Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOptions& options = {});
+
+}  // namespace pteshare
