@@ -60,7 +60,8 @@ enum class NbytesStatus { kOk, kUnknownScalarType, kNegativeDimension, kOverflow
 struct Nbytes {
   NbytesStatus status = NbytesStatus::kOk;
   uint64_t bytes = 0;
-  int32_t bad_dimension = 0;  // the offending size when kNegativeDimension
+  int32_t bad_dimension = 0;         // the offending size when kNegativeDimension
+  uint32_t bad_dimension_index = 0;  // and its position in sizes
 };
 
 /// product(sizes) x element size, checked for negative sizes and overflow.
@@ -79,6 +80,7 @@ inline Nbytes TensorNbytes(const Tensor& tensor) {
       if (dim < 0) {
         result.status = NbytesStatus::kNegativeDimension;
         result.bad_dimension = dim;
+        result.bad_dimension_index = i;
         return result;
       }
       if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes)) {

@@ -1,0 +1,106 @@
+// The two entry points: read the program, then run the sharing rules
+// (shared_buffers.h) and, for CheckBindings, the load-time rules
+// (binding_check.h). Nothing escapes as an exception.
+#include "runtime_check/alias_check.h"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "runtime_check/binding_check.h"
+#include "runtime_check/findings.h"
+#include "runtime_check/method_layout.h"
+#include "runtime_check/program_bytes.h"
+#include "runtime_check/shared_buffers.h"
+
+namespace pteshare::runtime_check {
+namespace {
+
+using internal::MethodLayout;
+using internal::SharedGroup;
+
+// What every check starts from: the methods read and the shared buffers
+// chosen. Empty methods with a kNotAProgram finding when unreadable.
+struct ProgramState {
+  std::vector<MethodLayout> methods;
+  std::vector<SharedGroup> groups;
+};
+
+ProgramState ReadAndCheckProgram(const void* data, size_t size, const CheckOptions& options,
+                                 internal::CompareLocation compare, Report* report) {
+  ProgramState state;
+  std::string problem;
+  const fb::Program* program = internal::LocateProgram(data, size, &problem);
+  if (program == nullptr) {
+    Finding finding = internal::NewFinding(FindingKind::kNotAProgram);
+    finding.message = problem;
+    report->findings.push_back(std::move(finding));
+    return state;
+  }
+  state.methods = internal::ReadMethodLayouts(*program, &report->findings);
+  internal::ApplyNameAssignments(options.extra_names, &state.methods, &report->findings);
+  state.groups =
+      internal::CollectSharedGroups(state.methods, options.shared_names, &report->findings);
+  internal::CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
+  internal::CheckNoOverlap(state.methods, state.groups, &report->findings);
+  internal::CheckSharingCaveats(state.methods, state.groups, &report->findings);
+
+  for (const MethodLayout& method : state.methods) {
+    MethodArenas arenas;
+    arenas.name = method.name;
+    for (size_t id = 1; id <= method.arena_sizes.size(); ++id) {
+      arenas.arena_sizes.push_back(method.ArenaSize(static_cast<uint32_t>(id)));
+    }
+    arenas.planned_tensors = static_cast<uint32_t>(method.tensors.size());
+    report->methods.push_back(std::move(arenas));
+  }
+  report->shared = internal::DescribeGroups(state.methods, state.groups);
+  return state;
+}
+
+// The checker allocates (strings, vectors); out of memory must still come
+// back as a finding, not as an exception through a C++17 loader.
+template <typename Check>
+Report Guarded(Check check) noexcept {
+  Report report;
+  try {
+    check(&report);
+  } catch (const std::exception& e) {
+    // Free what the check built, so the finding below has room.
+    std::vector<Finding>().swap(report.findings);
+    std::vector<MethodArenas>().swap(report.methods);
+    std::vector<SharedBuffer>().swap(report.shared);
+    report.completed = false;
+    try {
+      Finding finding = internal::NewFinding(FindingKind::kInternalError);
+      finding.message = std::string("the check stopped: ") + e.what();
+      report.findings.push_back(std::move(finding));
+    } catch (...) {
+      // Not even the finding fits: `completed` alone says it failed.
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+Report CheckProgram(const void* data, size_t size, const CheckOptions& options) noexcept {
+  return Guarded([&](Report* report) {
+    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kArenaAndOffset, report);
+  });
+}
+
+Report CheckBindings(const void* data, size_t size, const CheckOptions& options,
+                     const std::vector<MethodBinding>& bindings) noexcept {
+  return Guarded([&](Report* report) {
+    // Where a shared buffer lives is judged by its absolute address, so a
+    // loader that compensates an offset with its binding is not refused.
+    ProgramState state =
+        ReadAndCheckProgram(data, size, options, internal::CompareLocation::kSizeOnly, report);
+    if (!report->readable()) return;
+    internal::CheckBindingsCoverArenas(state.methods, bindings, &report->findings);
+    internal::CheckSharedAddresses(state.methods, state.groups, bindings, &report->findings);
+  });
+}
+
+}  // namespace pteshare::runtime_check

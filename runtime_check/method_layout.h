@@ -1,0 +1,61 @@
+// MethodLayout: one method's planned tensors and arenas, read from the
+// verified program exactly as the ExecuTorch loader reads them, with every
+// number checked (findings for the ones the loader would refuse).
+#ifndef PTESHARE_RUNTIME_CHECK_METHOD_LAYOUT_H_
+#define PTESHARE_RUNTIME_CHECK_METHOD_LAYOUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program_generated.h"
+#include "runtime_check/alias_check.h"
+
+namespace pteshare::runtime_check::internal {
+
+/// A Tensor value with allocation_info (DYNAMIC_UNBOUND ones excluded: the
+/// runtime allocates those itself).
+struct PlannedTensor {
+  uint32_t value_index = 0;
+  /// Only meaningful when `valid`.
+  Placement placement;
+  /// False when the loader would refuse the tensor (unknown scalar type,
+  /// negative dimension, nbytes overflow, memory_id not an arena); such a
+  /// tensor already has a finding and takes no part in the sharing checks.
+  bool valid = false;
+  /// extra_tensor_info.fully_qualified_name, or a name assigned by the
+  /// caller; empty when unnamed.
+  std::string name;
+  /// data_buffer_idx > 0: the loader copies an initial state into it.
+  bool has_initial_state = false;
+
+  uint64_t end() const { return placement.offset + placement.nbytes; }
+};
+
+struct MethodLayout {
+  std::string name;
+  uint32_t value_count = 0;
+  /// arena_sizes[i]: size of memory_id i + 1; nullopt when the stored size
+  /// is negative (a finding).
+  std::vector<std::optional<uint64_t>> arena_sizes;
+  /// In value-index order.
+  std::vector<PlannedTensor> tensors;
+
+  /// Bytes needed for memory_id `id` (0 for an unknown or invalid arena).
+  uint64_t ArenaSize(uint32_t memory_id) const;
+};
+
+/// Reads every method of `program` in order; appends a finding for each
+/// number the loader would refuse and for each tensor past its arena.
+std::vector<MethodLayout> ReadMethodLayouts(const fb::Program& program,
+                                            std::vector<Finding>* findings);
+
+/// Names unnamed (or renames) planned tensors as the caller asked; a
+/// finding for an assignment that names no planned tensor.
+void ApplyNameAssignments(const std::vector<NameAssignment>& assignments,
+                          std::vector<MethodLayout>* methods, std::vector<Finding>* findings);
+
+}  // namespace pteshare::runtime_check::internal
+
+#endif  // PTESHARE_RUNTIME_CHECK_METHOD_LAYOUT_H_

@@ -1,0 +1,108 @@
+// pteshare-selfcheck: bind a .pte's methods to memory the way an on-device
+// loader does, and check that its shared buffers really alias.
+//
+//   pteshare-selfcheck FILE [SHARED_NAME...]
+//
+// With no names, every named mutable buffer found in two or more methods
+// must be shared. Exit status: 0 the sharing holds, 1 it does not, 2 the
+// file cannot be read.
+//
+// An application does the same in its loader: one buffer per memory_id,
+// sized for the method that needs most, handed to every method it loads
+// (ExecuTorch: the spans of the HierarchicalAllocator), and CheckBindings
+// before loading the methods.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "runtime_check/alias_check.h"
+
+namespace rc = pteshare::runtime_check;
+
+namespace {
+
+// The whole file in memory; operator new aligns it enough for the checker.
+// (A loader that has the program mapped already passes that memory.)
+bool ReadFile(const char* path, std::vector<uint8_t>* bytes) {
+  std::FILE* file = std::fopen(path, "rb");
+  if (file == nullptr) return false;
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
+    bytes->insert(bytes->end(), chunk, chunk + n);
+  }
+  const bool ok = std::ferror(file) == 0;
+  std::fclose(file);
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: pteshare-selfcheck FILE [SHARED_NAME...]\n");
+    return 2;
+  }
+  const char* path = argv[1];
+  std::vector<uint8_t> pte;
+  if (!ReadFile(path, &pte)) {
+    std::fprintf(stderr, "pteshare-selfcheck: %s: cannot read the file\n", path);
+    return 2;
+  }
+  rc::CheckOptions options;
+  options.shared_names.assign(argv + 2, argv + argc);
+
+  // 1. Each method's arena sizes (this also checks the placements).
+  const rc::Report program = rc::CheckProgram(pte.data(), pte.size(), options);
+  if (!program.readable()) {
+    std::fprintf(stderr, "pteshare-selfcheck: %s: %s\n", path, program.findings[0].message.c_str());
+    return 2;
+  }
+
+  // 2. One buffer per memory_id, as large as the largest method needs.
+  std::vector<uint64_t> sizes;
+  for (const rc::MethodArenas& method : program.methods) {
+    sizes.resize(std::max(sizes.size(), method.arena_sizes.size()), 0);
+    for (size_t i = 0; i < method.arena_sizes.size(); ++i) {
+      sizes[i] = std::max(sizes[i], method.arena_sizes[i]);
+    }
+  }
+  std::vector<std::unique_ptr<uint8_t[]>> memory;
+  std::vector<rc::ArenaBuffer> arenas;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    // Not touched, so the pages of a multi-gigabyte arena are never used.
+    memory.emplace_back(sizes[i] <= SIZE_MAX ? new (std::nothrow) uint8_t[sizes[i]] : nullptr);
+    if (memory.back() == nullptr) {
+      std::fprintf(stderr, "pteshare-selfcheck: %s: cannot allocate arena %zu (%llu bytes)\n", path,
+                   i + 1, static_cast<unsigned long long>(sizes[i]));
+      return 2;
+    }
+    arenas.push_back({memory.back().get(), static_cast<size_t>(sizes[i])});
+  }
+
+  // 3. Every method gets the same buffers: that is what shares the state.
+  std::vector<rc::MethodBinding> bindings;
+  for (const rc::MethodArenas& method : program.methods) {
+    bindings.push_back({method.name, arenas});
+  }
+
+  // 4. The check a loader runs before loading the methods.
+  const rc::Report report = rc::CheckBindings(pte.data(), pte.size(), options, bindings);
+  std::printf("%s: %zu method(s), %zu arena(s) bound\n", path, report.methods.size(),
+              arenas.size());
+  for (const rc::SharedBuffer& shared : report.shared) {
+    std::printf("  shared %s: arena %u offset %llu, %llu bytes, in %zu methods\n",
+                shared.name.c_str(), shared.placement.memory_id,
+                static_cast<unsigned long long>(shared.placement.offset),
+                static_cast<unsigned long long>(shared.placement.nbytes), shared.methods.size());
+  }
+  for (const rc::Finding& finding : report.findings) {
+    const bool error = finding.severity == rc::Severity::kError;
+    std::printf("  %s: %s\n", error ? "error" : "warning", finding.message.c_str());
+  }
+  std::printf("%s: %s\n", path, report.Summary().c_str());
+  return report.ok() ? 0 : 1;
+}

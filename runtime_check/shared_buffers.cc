@@ -1,0 +1,249 @@
+#include "runtime_check/shared_buffers.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "runtime_check/findings.h"
+
+namespace pteshare::runtime_check::internal {
+namespace {
+
+const PlannedTensor& TensorOf(const std::vector<MethodLayout>& methods, const Occurrence& o) {
+  return methods[o.method].tensors[o.tensor];
+}
+
+// Distinct method indices of a group, in program order.
+std::vector<size_t> MethodsOf(const SharedGroup& group) {
+  std::vector<size_t> result;
+  for (const Occurrence& o : group.occurrences) {
+    if (result.empty() || result.back() != o.method) result.push_back(o.method);
+  }
+  return result;
+}
+
+std::string MethodList(const std::vector<MethodLayout>& methods, const std::vector<size_t>& ids) {
+  std::string text;
+  for (size_t id : ids) text += (text.empty() ? "" : ", ") + methods[id].name;
+  return text;
+}
+
+// Fills the fields every finding about one occurrence has.
+Finding OccurrenceFinding(FindingKind kind, const std::vector<MethodLayout>& methods,
+                          const SharedGroup& group, const Occurrence& occurrence) {
+  const PlannedTensor& tensor = TensorOf(methods, occurrence);
+  const Occurrence& first = group.occurrences.front();
+  const PlannedTensor& reference = TensorOf(methods, first);
+  Finding finding = NewFinding(kind);
+  finding.method = methods[occurrence.method].name;
+  finding.value_index = tensor.value_index;
+  finding.name = group.name;
+  finding.placement = tensor.placement;
+  finding.reference_method = methods[first.method].name;
+  finding.reference_value_index = reference.value_index;
+  finding.reference = reference.placement;
+  return finding;
+}
+
+bool Overlaps(const Placement& a, const Placement& b) {
+  return a.memory_id == b.memory_id && a.offset < b.offset + b.nbytes &&
+         b.offset < a.offset + a.nbytes;
+}
+
+bool LiesInside(const Placement& inner, const Placement& outer) {
+  return inner.memory_id == outer.memory_id && inner.offset >= outer.offset &&
+         inner.offset + inner.nbytes <= outer.offset + outer.nbytes;
+}
+
+}  // namespace
+
+std::vector<SharedGroup> CollectSharedGroups(const std::vector<MethodLayout>& methods,
+                                             const std::vector<std::string>& names,
+                                             std::vector<Finding>* findings) {
+  std::map<std::string, SharedGroup> by_name;
+  std::set<std::string> names_on_refused_tensors;
+  for (size_t m = 0; m < methods.size(); ++m) {
+    for (size_t t = 0; t < methods[m].tensors.size(); ++t) {
+      const PlannedTensor& tensor = methods[m].tensors[t];
+      if (tensor.name.empty()) continue;
+      if (!tensor.valid) {
+        names_on_refused_tensors.insert(tensor.name);
+        continue;
+      }
+      SharedGroup& group = by_name[tensor.name];
+      group.name = tensor.name;
+      group.occurrences.push_back({m, t});
+    }
+  }
+
+  std::vector<SharedGroup> groups;
+  if (names.empty()) {
+    for (auto& [name, group] : by_name) {
+      if (MethodsOf(group).size() >= 2) groups.push_back(std::move(group));
+    }
+    return groups;
+  }
+  const std::set<std::string> requested(names.begin(), names.end());
+  for (const std::string& name : requested) {
+    auto found = by_name.find(name);
+    if (found != by_name.end()) {
+      groups.push_back(std::move(found->second));
+    } else if (names_on_refused_tensors.count(name) == 0) {
+      // (A name only on refused tensors already has its finding.)
+      Finding finding = NewFinding(FindingKind::kSharedNameNotFound);
+      finding.name = name;
+      finding.message = "shared buffer " + name + ": no method has a planned tensor with that name";
+      findings->push_back(std::move(finding));
+    }
+  }
+  return groups;
+}
+
+void CheckSamePlacement(const std::vector<MethodLayout>& methods,
+                        const std::vector<SharedGroup>& groups, CompareLocation compare,
+                        std::vector<Finding>* findings) {
+  const bool location = compare == CompareLocation::kArenaAndOffset;
+  for (const SharedGroup& group : groups) {
+    const Occurrence& first = group.occurrences.front();
+    const Placement& want = TensorOf(methods, first).placement;
+    const std::string where = " in method " + methods[first.method].name + " (value " +
+                              std::to_string(TensorOf(methods, first).value_index) + ")";
+    for (size_t i = 1; i < group.occurrences.size(); ++i) {
+      const Occurrence& o = group.occurrences[i];
+      const PlannedTensor& tensor = TensorOf(methods, o);
+      const Placement& got = tensor.placement;
+      const std::string label = TensorLabel(methods[o.method].name, tensor.value_index, group.name);
+      if (location && got.memory_id != want.memory_id) {
+        // Offsets in different arenas say nothing about each other.
+        Finding finding = OccurrenceFinding(FindingKind::kArenaMismatch, methods, group, o);
+        finding.expected = want.memory_id;
+        finding.actual = got.memory_id;
+        finding.message = label + ": in arena " + std::to_string(got.memory_id) +
+                          ", but in arena " + std::to_string(want.memory_id) + where;
+        findings->push_back(std::move(finding));
+        continue;
+      }
+      if (location && got.offset != want.offset) {
+        Finding finding = OccurrenceFinding(FindingKind::kOffsetMismatch, methods, group, o);
+        finding.expected = want.offset;
+        finding.actual = got.offset;
+        finding.message = label + ": at offset " + std::to_string(got.offset) + " in arena " +
+                          std::to_string(got.memory_id) + ", but at offset " +
+                          std::to_string(want.offset) + where;
+        findings->push_back(std::move(finding));
+      }
+      if (got.nbytes != want.nbytes) {
+        Finding finding = OccurrenceFinding(FindingKind::kSizeMismatch, methods, group, o);
+        finding.expected = want.nbytes;
+        finding.actual = got.nbytes;
+        finding.message = label + ": " + std::to_string(got.nbytes) + " bytes, but " +
+                          std::to_string(want.nbytes) + " bytes" + where;
+        findings->push_back(std::move(finding));
+      }
+    }
+  }
+}
+
+void CheckNoOverlap(const std::vector<MethodLayout>& methods,
+                    const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
+  for (const SharedGroup& group : groups) {
+    const Occurrence& first = group.occurrences.front();
+    for (size_t m = 0; m < methods.size(); ++m) {
+      // The method's own placement of the buffer; a method without it must
+      // keep the reference slot free, since the memory is shared.
+      const Occurrence* own = nullptr;
+      for (const Occurrence& o : group.occurrences) {
+        if (o.method == m) {
+          own = &o;
+          break;
+        }
+      }
+      const Occurrence& slot_owner = own != nullptr ? *own : first;
+      const Placement& slot = TensorOf(methods, slot_owner).placement;
+      if (slot.nbytes == 0) continue;
+      const std::string slot_text =
+          Extent(slot.offset, slot.nbytes) + (own != nullptr
+                                                  ? ")"
+                                                  : ", as in method " + methods[first.method].name +
+                                                        "; this method must keep it free)");
+
+      for (const PlannedTensor& tensor : methods[m].tensors) {
+        if (!tensor.valid || tensor.placement.nbytes == 0 || tensor.name == group.name) continue;
+        if (!Overlaps(tensor.placement, slot) || LiesInside(tensor.placement, slot)) continue;
+        Finding finding = NewFinding(FindingKind::kOverlap);
+        finding.method = methods[m].name;
+        finding.value_index = tensor.value_index;
+        finding.name = group.name;
+        finding.placement = tensor.placement;
+        finding.reference_method = methods[slot_owner.method].name;
+        finding.reference_value_index = TensorOf(methods, slot_owner).value_index;
+        finding.reference = slot;
+        finding.message = TensorLabel(methods[m].name, tensor.value_index, tensor.name) + ": " +
+                          Extent(tensor.placement.offset, tensor.placement.nbytes) + " in arena " +
+                          std::to_string(slot.memory_id) + " overlaps shared buffer " + group.name +
+                          " (" + slot_text + " without lying inside it";
+        findings->push_back(std::move(finding));
+      }
+    }
+  }
+}
+
+void CheckSharingCaveats(const std::vector<MethodLayout>& methods,
+                         const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
+  for (const SharedGroup& group : groups) {
+    std::vector<size_t> with_state;
+    for (const Occurrence& o : group.occurrences) {
+      if (TensorOf(methods, o).has_initial_state &&
+          (with_state.empty() || with_state.back() != o.method)) {
+        with_state.push_back(o.method);
+      }
+    }
+    if (with_state.size() >= 2) {
+      Finding finding = NewFinding(FindingKind::kInitialStateInSeveralMethods);
+      finding.name = group.name;
+      finding.actual = with_state.size();
+      finding.message = "shared buffer " + group.name + " has an initial state in " +
+                        std::to_string(with_state.size()) + " methods (" +
+                        MethodList(methods, with_state) +
+                        "): loading any of them copies it over the shared memory";
+      findings->push_back(std::move(finding));
+    }
+    const Placement& placement = TensorOf(methods, group.occurrences.front()).placement;
+    if (placement.memory_id > 2) {
+      Finding finding = NewFinding(FindingKind::kArenaNotSharedByModule);
+      finding.name = group.name;
+      finding.placement = placement;
+      finding.actual = placement.memory_id;
+      finding.message = "shared buffer " + group.name + " is in arena " +
+                        std::to_string(placement.memory_id) +
+                        ": ExecuTorch's Module(share_memory_arenas=true) shares arenas 1 and 2 "
+                        "only, so the application must bind this arena itself";
+      findings->push_back(std::move(finding));
+    }
+  }
+}
+
+std::vector<SharedBuffer> DescribeGroups(const std::vector<MethodLayout>& methods,
+                                         const std::vector<SharedGroup>& groups) {
+  std::vector<SharedBuffer> described;
+  for (const SharedGroup& group : groups) {
+    SharedBuffer buffer;
+    buffer.name = group.name;
+    buffer.placement = TensorOf(methods, group.occurrences.front()).placement;
+    for (const Occurrence& o : group.occurrences) {
+      const std::string& method = methods[o.method].name;
+      if (buffer.methods.empty() || buffer.methods.back() != method) {
+        buffer.methods.push_back(method);
+      }
+      std::vector<std::string>& stateful = buffer.methods_with_initial_state;
+      if (TensorOf(methods, o).has_initial_state &&
+          (stateful.empty() || stateful.back() != method)) {
+        stateful.push_back(method);
+      }
+    }
+    described.push_back(std::move(buffer));
+  }
+  return described;
+}
+
+}  // namespace pteshare::runtime_check::internal

@@ -1,0 +1,181 @@
+// `pteshare verify`: the program-level alias check from the command line,
+// its report, its --json shape and its exit statuses.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/builder/operators.h"
+#include "tests/builder/program_builder.h"
+#include "tests/builder/spec_helpers.h"
+#include "tests/test_support.h"
+
+namespace pteshare {
+namespace {
+
+namespace b = pteshare::builder;
+using testing::CommandOutput;
+using testing::RunTool;
+using testing::TempDir;
+
+b::Tensor At(int32_t floats, uint64_t offset, std::optional<std::string> name = std::nullopt) {
+  b::Tensor t;
+  t.sizes = {floats};
+  t.fully_qualified_name = std::move(name);
+  t.memory = b::FixedPlacement{1, offset};
+  return t;
+}
+
+// prefill and decode share k_cache (value 0, 1024 bytes at 0) and v_cache
+// (value 1, at 2048); activations at 4096; value 4 is unnamed state at 8192.
+b::ProgramSpec KvSpec(uint64_t decode_k_offset = 0) {
+  b::ProgramSpec spec;
+  for (const char* name : {"prefill", "decode"}) {
+    b::MethodSpec& m = spec.methods.emplace_back();
+    m.name = name;
+    m.Add(At(256, m.name == "decode" ? decode_k_offset : 0, "layers.0.k_cache"));
+    m.Add(At(256, 2048, "layers.0.v_cache"));
+    b::ValueIndex x = m.Add(At(16, 4096));
+    b::ValueIndex y = m.Add(At(16, 4160));
+    m.Add(At(16, 8192));
+    b::CallOut(m, b::ops::kRelu, {x}, y);
+    m.inputs = {x};
+    m.outputs = {y};
+  }
+  return spec;
+}
+
+std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
+  std::filesystem::path path = dir / name;
+  Result<b::PteLayout> written = b::WritePteFile(spec, {}, path);
+  EXPECT_TRUE(written.ok()) << written.error().message;
+  return path.string();
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(VerifyCommand, CleanProgramExitsZeroWithEveryNamedBufferChecked) {
+  TempDir dir;
+  std::string file = Write(dir, KvSpec(), "kv.pte");
+  CommandOutput out = RunTool("pteshare", {"verify", file});
+  EXPECT_EQ(out.exit_status, 0) << out.out << out.err;
+  EXPECT_TRUE(out.err.empty()) << out.err;
+  EXPECT_TRUE(
+      Contains(out.out, "layers.0.k_cache: arena 1 offset 0, 1,024 bytes, in prefill, decode"))
+      << out.out;
+  EXPECT_TRUE(Contains(out.out, file + ": ok: 2 shared buffers across 2 methods")) << out.out;
+}
+
+TEST(VerifyCommand, ShiftedBufferExitsOneWithTheNumbers) {
+  TempDir dir;
+  std::string file = Write(dir, KvSpec(/*decode_k_offset=*/16), "shifted.pte");
+  CommandOutput out = RunTool("pteshare", {"verify", file, "--share", "layers.0.k_cache"});
+  EXPECT_EQ(out.exit_status, 1) << out.out << out.err;
+  EXPECT_TRUE(Contains(out.out,
+                       "  error: method decode, value 0 (layers.0.k_cache): at offset 16 in arena "
+                       "1, but at offset 0 in method prefill (value 0)\n"))
+      << out.out;
+  EXPECT_TRUE(Contains(out.out, "1 error, 0 warnings")) << out.out;
+}
+
+TEST(VerifyCommand, ShareAutoAndExplicitNamesCombine) {
+  TempDir dir;
+  std::string file = Write(dir, KvSpec(), "kv.pte");
+  CommandOutput out = RunTool("pteshare", {"verify", file, "--share-auto"});
+  EXPECT_EQ(out.exit_status, 0) << out.out << out.err;
+  EXPECT_TRUE(Contains(out.out, "2 shared buffers")) << out.out;
+
+  out = RunTool("pteshare", {"verify", file, "--share-auto", "--share", "no.such.buffer"});
+  EXPECT_EQ(out.exit_status, 1) << out.out << out.err;
+  EXPECT_TRUE(Contains(out.out, "shared buffer no.such.buffer: no method has a planned tensor"))
+      << out.out;
+}
+
+TEST(VerifyCommand, NameOptionSharesUnnamedBuffers) {
+  TempDir dir;
+  std::string file = Write(dir, KvSpec(), "kv.pte");
+  CommandOutput out = RunTool("pteshare", {"verify", file, "--name", "prefill:4=state", "--name",
+                                           "decode:4=state", "--share", "state"});
+  EXPECT_EQ(out.exit_status, 0) << out.out << out.err;
+  EXPECT_TRUE(Contains(out.out, "state: arena 1 offset 8,192, 64 bytes, in prefill, decode"))
+      << out.out;
+
+  out = RunTool("pteshare", {"verify", file, "--name", "prefill:4=state", "--name",
+                             "decode:3=state", "--share", "state"});
+  EXPECT_EQ(out.exit_status, 1) << out.out << out.err;
+}
+
+TEST(VerifyCommand, JsonReportHasTheDocumentedShape) {
+  TempDir dir;
+  std::string file = Write(dir, KvSpec(/*decode_k_offset=*/16), "shifted.pte");
+  CommandOutput out = RunTool("pteshare", {"verify", file, "--json"});
+  EXPECT_EQ(out.exit_status, 1) << out.out << out.err;
+  const std::string& json = out.out;
+  EXPECT_TRUE(json.starts_with("{\n  \"file\": \"" + file + "\",\n  \"ok\": false,")) << json;
+  for (const char* part :
+       {"\"summary\": \"1 error, 0 warnings: 2 shared buffers across 2 methods\"",
+        "\"errors\": 1",
+        "\"warnings\": 0",
+        "\"methods\": [",
+        "\"planned_tensors\": 5",
+        "\"arenas\": [",
+        "\"memory_id\": 1",
+        "\"size\": 8256",
+        "\"shared\": [",
+        "\"name\": \"layers.0.k_cache\"",
+        "\"initial_state_in\": []",
+        "\"findings\": [",
+        "\"kind\": \"offset_mismatch\"",
+        "\"severity\": \"error\"",
+        "\"method\": \"decode\"",
+        "\"value_index\": 0",
+        "\"placement\": {",
+        "\"offset\": 16",
+        "\"reference\": {",
+        "\"method\": \"prefill\"",
+        "\"expected\": 0",
+        "\"actual\": 16",
+        "\"message\": \"method decode, value 0 (layers.0.k_cache): at offset 16"}) {
+    EXPECT_TRUE(Contains(json, part)) << part << "\n" << json;
+  }
+  EXPECT_TRUE(json.ends_with("}\n")) << json;
+}
+
+TEST(VerifyCommand, BadInputExitsTwoWithOneLineOnStderr) {
+  TempDir dir;
+  std::string not_pte = (dir / "notes.pte").string();
+  testing::WriteFileBytes(not_pte, "these are not the bytes you are looking for");
+  CommandOutput out = RunTool("pteshare", {"verify", not_pte});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(out.out.empty()) << out.out;
+  EXPECT_EQ(out.err, "pteshare: " + not_pte +
+                         ": not a .pte program: identifier 'e ar' at byte 4, expected 'ET12'\n");
+
+  out = RunTool("pteshare", {"verify", (dir / "missing.pte").string()});
+  EXPECT_EQ(out.exit_status, 2);
+
+  std::string file = Write(dir, KvSpec(), "kv.pte");
+  out = RunTool("pteshare", {"verify", file, "--name", "prefill=oops"});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_EQ(out.err, "pteshare: --name 'prefill=oops': expected METHOD:VALUE_INDEX=NAME\n");
+}
+
+TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
+  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to verify";
+  for (const auto& path : files) {
+    CommandOutput out = RunTool("pteshare", {"verify", path.string()});
+    if (out.exit_status == 2) {
+      // One line naming the file.
+      EXPECT_TRUE(out.err.starts_with("pteshare: " + path.string() + ": ")) << out.err;
+      EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+    } else {
+      EXPECT_EQ(out.exit_status, 0) << path << "\n" << out.out << out.err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pteshare
