@@ -1,7 +1,5 @@
 #include "rewriter/open_program.h"
 
-#include <cstdio>
-
 #include "rewriter/journal.h"
 
 namespace pteshare {
@@ -11,17 +9,16 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
   // every command rolls it back (under the writer lock) before reading.
   Result<Recovery> recovery = RecoverInterruptedRewrite(path);
   if (!recovery.ok()) return recovery.error();
+  std::string notice;
   if (*recovery == Recovery::kRolledBack) {
-    std::fprintf(stderr,
-                 "pteshare: %s: rolled back an interrupted rewrite (journal %s); the file is "
-                 "as it was before that rewrite\n",
-                 path.c_str(), JournalPath(path).c_str());
+    notice = "rolled back an interrupted rewrite (journal " + JournalPath(path).string() +
+             "); the file is as it was before that rewrite";
   }
   Result<PteFile> file = PteFile::Open(path, mode);
   if (!file.ok()) return file.error();
   Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
   if (!view.ok()) return view.error();
-  return OpenedProgram{std::move(file).value(), std::move(view).value()};
+  return OpenedProgram{std::move(file).value(), std::move(view).value(), std::move(notice)};
 }
 
 }  // namespace pteshare

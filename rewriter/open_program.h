@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "rewriter/program_view.h"
 #include "rewriter/pte_file.h"
@@ -13,6 +14,10 @@ namespace pteshare {
 struct OpenedProgram {
   PteFile file;
   ProgramView view;
+  /// Something the user should hear about that did not stop the open (an
+  /// interrupted rewrite rolled back); empty otherwise. The library prints
+  /// nothing: commands show it.
+  std::string notice;
 };
 
 Result<OpenedProgram> OpenProgram(const std::filesystem::path& path,

@@ -7,6 +7,7 @@
 #include "rewriter/open_program.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_writer.h"
+#include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 
 namespace pteshare::cli {
@@ -174,9 +175,8 @@ void AddInspect(CLI::App& app, int& exit_status) {
   cmd->add_option("FILE", args->file, "The .pte file")->required();
   cmd->add_flag("--json", args->json, "Print the same facts as JSON (shape in the README)");
   cmd->callback([args, &exit_status] {
-    Result<OpenedProgram> opened = OpenProgram(args->file);
-    if (!opened.ok()) {
-      PrintFileError(args->file, opened.error());
+    std::optional<OpenedProgram> opened = OpenInput(args->file);
+    if (!opened) {
       exit_status = kExitBadInput;
       return;
     }

@@ -1,9 +1,12 @@
-// `pteshare plan FILE --share ... [--strategy relocate] [--json]`: a dry run.
-// Shows where every shared buffer goes and what happens to each arena,
-// after the plan verifier has passed it. Writes nothing.
+// `pteshare plan FILE [--share ...] [--strategy relocate|replan|best]
+// [--arena-limit ID=BYTES] [--json]`: a dry run. Shows where every shared
+// buffer goes and what happens to each arena (its lower bound, input size,
+// and the sizes relocate and replan give), after the plan verifier has
+// passed it. Writes nothing.
 #include <cstdio>
 
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
 
@@ -18,11 +21,8 @@ struct PlanArgs {
 };
 
 int RunPlan(const PlanArgs& args) {
-  Result<OpenedProgram> opened = OpenProgram(args.file);
-  if (!opened.ok()) {
-    PrintFileError(args.file, opened.error());
-    return kExitBadInput;
-  }
+  std::optional<OpenedProgram> opened = OpenInput(args.file);
+  if (!opened) return kExitBadInput;
   PlanOutcome outcome = PlanAndVerify(args.file, opened->view, args.share, args.planning);
   if (!outcome.input) return outcome.exit_status;
   if (args.json) {
@@ -43,11 +43,14 @@ void AddPlan(CLI::App& app, int& exit_status) {
       "plan",
       "Dry run: choose the shared buffers, pack them at the front of their arenas (same offset "
       "in every method), make room for them, verify the plan, and show per method and arena the "
-      "size before -> after and where each shared buffer goes. Writes nothing.\n"
+      "size before -> after, the lower bound, what relocate and replan give, and where each "
+      "shared buffer goes. Writes nothing. With replan or best (the default) sharing nothing "
+      "is allowed: the arenas are just replanned.\n"
       "Example: pteshare plan model.pte --share-auto");
   cmd->add_option("FILE", args->file, "The .pte file")->required();
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
+  args->planning.compare_strategies = true;
   cmd->add_flag("--json", args->json, "Print the plan as JSON (shape in the README)");
   cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
 }

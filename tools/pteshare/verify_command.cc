@@ -27,6 +27,7 @@
 #include "runtime_check/alias_check.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_writer.h"
+#include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/share_options.h"
 
@@ -171,11 +172,9 @@ int RunVerify(const VerifyArgs& args) {
     PrintError(parsed.error().message);
     return kExitBadInput;
   }
-  Result<PteFile> file = PteFile::Open(args.file);
-  if (!file.ok()) {
-    PrintFileError(args.file, file.error());
-    return kExitBadInput;
-  }
+  std::optional<OpenedProgram> opened = OpenInput(args.file);
+  if (!opened) return kExitBadInput;
+  const PteFile* file = &opened->file;
   rc::CheckOptions options;
   for (const NameAssignment& a : *parsed) {
     options.extra_names.push_back({a.method, a.value_index, a.name});

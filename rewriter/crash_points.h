@@ -1,0 +1,27 @@
+// Test-only crash points of the writer. When the environment variable
+// PTESHARE_TEST_CRASH_AT names a point the writer reaches, the process stops
+// there with _exit(99): no destructors, no flush, no cleanup, as if the
+// machine lost power between two system calls. The crash-safety tests use it
+// to check that every interrupted rewrite is recovered. Never set it outside
+// tests.
+//
+//   PTESHARE_TEST_CRASH_AT=after-journal         journal durable, file untouched
+//   PTESHARE_TEST_CRASH_AT=after-patch:K         K patch ranges written (K >= 1)
+//   PTESHARE_TEST_CRASH_AT=before-journal-delete every range written and synced
+//   PTESHARE_TEST_CRASH_AT=during-segment-move   part of the segment data copied
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace pteshare {
+
+/// The exit status of a test crash.
+inline constexpr int kTestCrashExitStatus = 99;
+
+/// _exit(99) if PTESHARE_TEST_CRASH_AT equals `point`.
+void MaybeCrashAt(std::string_view point);
+/// _exit(99) if PTESHARE_TEST_CRASH_AT is `after-patch:K` with K == `patches_written`.
+void MaybeCrashAfterPatch(size_t patches_written);
+
+}  // namespace pteshare

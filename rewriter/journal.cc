@@ -1,0 +1,240 @@
+#include "rewriter/journal.h"
+
+#include <fcntl.h>
+
+#include <cstring>
+#include <string>
+
+#include "rewriter/file_io.h"
+#include "rewriter/wire.h"
+
+namespace pteshare {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[9] = "PTESHJ01";
+constexpr size_t kMagicSize = 8;
+// Bounds a corrupt count before it turns into a huge allocation.
+constexpr uint64_t kMaxRanges = uint64_t{1} << 24;
+
+uint64_t Fnv1a64(std::span<const uint8_t> bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) {
+    hash ^= b;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void PutU64(std::vector<uint8_t>& out, uint64_t v) {
+  uint8_t bytes[8];
+  wire::StoreU64(bytes, v);
+  out.insert(out.end(), bytes, bytes + 8);
+}
+
+// Reads the encoding front to back, refusing to run past its end.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  bool U64(uint64_t* v) {
+    if (bytes_.size() - at_ < 8) return false;
+    *v = wire::LoadU64(bytes_.data() + at_);
+    at_ += 8;
+    return true;
+  }
+  bool Bytes(uint64_t n, std::vector<uint8_t>* out) {
+    if (bytes_.size() - at_ < n) return false;
+    out->assign(bytes_.begin() + at_, bytes_.begin() + at_ + n);
+    at_ += n;
+    return true;
+  }
+  size_t remaining() const { return bytes_.size() - at_; }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t at_ = 0;
+};
+
+Result<Journal> ReadJournalFile(const fs::path& path) {
+  Result<UniqueFd> fd = OpenFd(path, O_RDONLY);
+  if (!fd.ok()) return fd.error();
+  Result<uint64_t> size = FileSize(fd->get());
+  if (!size.ok()) return size.error();
+  std::vector<uint8_t> bytes(*size);
+  Status read = ReadAt(fd->get(), 0, bytes);
+  if (!read.ok()) return read.error();
+  return DecodeJournal(bytes);
+}
+
+std::string Describe(const fs::path& journal) { return "journal " + journal.string(); }
+
+}  // namespace
+
+fs::path JournalPath(const fs::path& file) { return fs::path(file.string() + ".pteshare-journal"); }
+fs::path JournalTempPath(const fs::path& file) {
+  return fs::path(file.string() + ".pteshare-journal.tmp");
+}
+fs::path InPlaceTempPath(const fs::path& file) { return fs::path(file.string() + ".pteshare-tmp"); }
+
+std::vector<uint8_t> EncodeJournal(const Journal& journal) {
+  std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
+  PutU64(out, journal.old_file_size);
+  PutU64(out, journal.new_file_size);
+  PutU64(out, journal.ranges.size());
+  for (const JournalRange& r : journal.ranges) {
+    PutU64(out, r.offset);
+    PutU64(out, r.new_bytes.size());
+    PutU64(out, r.old_bytes.size());
+    out.insert(out.end(), r.old_bytes.begin(), r.old_bytes.end());
+    out.insert(out.end(), r.new_bytes.begin(), r.new_bytes.end());
+  }
+  PutU64(out, Fnv1a64(out));
+  return out;
+}
+
+Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kMagicSize + 8 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
+    return Error{"is not a pteshare journal (no PTESHJ01 magic)"};
+  }
+  const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
+  const uint64_t stored_sum = wire::LoadU64(bytes.data() + body.size());
+  if (Fnv1a64(body) != stored_sum) {
+    return Error{"is corrupt: its checksum does not match its " + std::to_string(bytes.size()) +
+                 " bytes"};
+  }
+  Reader in(body.subspan(kMagicSize));
+  Journal journal;
+  uint64_t count = 0;
+  if (!in.U64(&journal.old_file_size) || !in.U64(&journal.new_file_size) || !in.U64(&count) ||
+      count > kMaxRanges) {
+    return Error{"is corrupt: truncated header or " + std::to_string(count) + " ranges"};
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    JournalRange r;
+    uint64_t length = 0, old_length = 0;
+    if (!in.U64(&r.offset) || !in.U64(&length) || !in.U64(&old_length) || old_length > length ||
+        !in.Bytes(old_length, &r.old_bytes) || !in.Bytes(length, &r.new_bytes)) {
+      return Error{"is corrupt: range " + std::to_string(i) + " of " + std::to_string(count) +
+                   " is truncated or longer than its new bytes"};
+    }
+    journal.ranges.push_back(std::move(r));
+  }
+  if (in.remaining() != 0) {
+    return Error{"is corrupt: " + std::to_string(in.remaining()) + " bytes after the last range"};
+  }
+  return journal;
+}
+
+Status WriteJournalDurably(const fs::path& file, const Journal& journal) {
+  const fs::path temp = JournalTempPath(file);
+  std::vector<uint8_t> bytes = EncodeJournal(journal);
+  {
+    Result<UniqueFd> fd = OpenFd(temp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (!fd.ok()) return Error{"cannot create the journal: " + fd.error().message};
+    Status written = WriteAt(fd->get(), 0, bytes);
+    if (written.ok()) written = SyncFile(fd->get());
+    if (!written.ok()) return Error{"cannot write the journal: " + written.error().message};
+  }
+  if (std::rename(temp.c_str(), JournalPath(file).c_str()) != 0) {
+    return Error{"cannot rename the journal into place: " + std::string(std::strerror(errno))};
+  }
+  return SyncFolderOf(file);
+}
+
+Status RemoveJournalDurably(const fs::path& file) {
+  std::error_code ec;
+  fs::remove(JournalPath(file), ec);
+  if (ec) return Error{"cannot delete the journal: " + ec.message()};
+  return SyncFolderOf(file);
+}
+
+Status CheckJournalBelongs(int fd, const Journal& journal) {
+  Result<uint64_t> size = FileSize(fd);
+  if (!size.ok()) return size.error();
+  if (*size != journal.old_file_size && *size != journal.new_file_size) {
+    return Error{"the file is " + std::to_string(*size) +
+                 " bytes but the journal was written for a file of " +
+                 std::to_string(journal.old_file_size) + " bytes (" +
+                 std::to_string(journal.new_file_size) + " after the rewrite)"};
+  }
+  for (size_t i = 0; i < journal.ranges.size(); ++i) {
+    const JournalRange& r = journal.ranges[i];
+    if (r.offset >= *size) continue;  // past the end of a file not yet grown
+    const uint64_t present = std::min<uint64_t>(r.new_bytes.size(), *size - r.offset);
+    std::vector<uint8_t> now(present);
+    Status read = ReadAt(fd, r.offset, now);
+    if (!read.ok()) return read.error();
+    for (uint64_t k = 0; k < present; ++k) {
+      const bool is_new = now[k] == r.new_bytes[k];
+      const bool is_old = k < r.old_bytes.size() ? now[k] == r.old_bytes[k] : now[k] == 0;
+      if (!is_new && !is_old) {
+        return Error{"journal range " + std::to_string(i) + " (" +
+                     std::to_string(r.new_bytes.size()) + " bytes at offset " +
+                     std::to_string(r.offset) +
+                     ") matches neither its recorded old nor new "
+                     "bytes at offset " +
+                     std::to_string(r.offset + k)};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status RollBack(int fd, const Journal& journal) {
+  for (const JournalRange& r : journal.ranges) {
+    Status written = WriteAt(fd, r.offset, r.old_bytes);
+    if (!written.ok()) return written;
+  }
+  Result<uint64_t> size = FileSize(fd);
+  if (!size.ok()) return size.error();
+  if (*size != journal.old_file_size) {
+    Status truncated = Truncate(fd, journal.old_file_size);
+    if (!truncated.ok()) return truncated;
+  }
+  return SyncFile(fd);
+}
+
+Result<Recovery> RecoverLocked(const WriterLock& lock) {
+  const fs::path& file = lock.path();
+  std::error_code ec;
+  // Temporaries never became FILE: the rename that would have made them so
+  // did not happen, or they would not be here.
+  fs::remove(JournalTempPath(file), ec);
+  fs::remove(InPlaceTempPath(file), ec);
+  const fs::path journal_path = JournalPath(file);
+  if (!fs::exists(journal_path, ec)) return Recovery::kNothingToDo;
+
+  Result<Journal> journal = ReadJournalFile(journal_path);
+  if (!journal.ok()) {
+    return Error{Describe(journal_path) + " " + journal.error().message +
+                 "; refusing to roll back with it (move it away if FILE is known good)"};
+  }
+  Status belongs = CheckJournalBelongs(lock.fd(), *journal);
+  if (!belongs.ok()) {
+    return Error{"stale " + Describe(journal_path) +
+                 " does not belong to this file: " + belongs.error().message +
+                 "; refusing to apply it (delete it if FILE is known good)"};
+  }
+  Status rolled_back = RollBack(lock.fd(), *journal);
+  if (!rolled_back.ok()) {
+    return Error{"rolling back the interrupted rewrite failed: " + rolled_back.error().message};
+  }
+  Status removed = RemoveJournalDurably(file);
+  if (!removed.ok()) return removed.error();
+  return Recovery::kRolledBack;
+}
+
+Result<Recovery> RecoverInterruptedRewrite(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(JournalPath(file), ec) && !fs::exists(JournalTempPath(file), ec) &&
+      !fs::exists(InPlaceTempPath(file), ec)) {
+    return Recovery::kNothingToDo;
+  }
+  Result<WriterLock> lock = WriterLock::Acquire(file);
+  if (!lock.ok())
+    return Error{"found an interrupted rewrite's journal but " + lock.error().message};
+  return RecoverLocked(*lock);
+}
+
+}  // namespace pteshare

@@ -1,0 +1,190 @@
+#include "rewriter/writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "rewriter/crash_points.h"
+#include "rewriter/file_io.h"
+#include "rewriter/journal.h"
+#include "rewriter/rewrite_check.h"
+
+namespace pteshare {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Removes a temporary file at scope exit unless it was renamed into place.
+class TempFile {
+ public:
+  explicit TempFile(fs::path path) : path_(std::move(path)) {}
+  ~TempFile() {
+    if (!kept_) ::unlink(path_.c_str());
+  }
+  void Keep() { kept_ = true; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool kept_ = false;
+};
+
+void Say(const WriteOptions& options, bool always, const std::string& line) {
+  if (options.progress && (always || options.verbose)) options.progress(line);
+}
+
+std::string MiB(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+// -o OUT's temporary: hidden, beside OUT, unique per process.
+fs::path CopyTempPath(const fs::path& out) {
+  return out.parent_path() /
+         ("." + out.filename().string() + ".pteshare-tmp-" + std::to_string(::getpid()));
+}
+
+Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
+                          const WriteOptions& options) {
+  if (!patch.segments_move()) return CopyRange(source, 0, temp, 0, patch.old_file_size);
+  // The flatbuffer stays where it is; the old slack is dropped (zeros
+  // follow the appended bytes up to the new segment base).
+  Status head = CopyRange(source, 0, temp, 0, patch.old_program_size);
+  if (!head.ok()) return head;
+  const uint64_t segment_bytes = patch.old_file_size - patch.old_segment_base_offset;
+  const bool report = segment_bytes > kReportedMoveBytes;
+  Say(options, report,
+      "moving " + MiB(segment_bytes) + " of segment data up by " +
+          std::to_string(patch.segment_shift()) + " bytes");
+  uint64_t next_report = segment_bytes / 10;
+  return CopyRange(source, patch.old_segment_base_offset, temp, patch.new_segment_base_offset,
+                   segment_bytes, [&](uint64_t copied) {
+                     MaybeCrashAt("during-segment-move");
+                     if (copied >= next_report && copied < segment_bytes) {
+                       Say(options, report,
+                           "  " + std::to_string(copied * 100 / segment_bytes) + "% moved");
+                       next_report = copied + segment_bytes / 10;
+                     }
+                   });
+}
+
+Status WriteAll(int fd, const std::vector<ByteOverwrite>& writes, bool crash_points) {
+  for (size_t k = 0; k < writes.size(); ++k) {
+    Status written = WriteAt(fd, writes[k].offset, writes[k].bytes);
+    if (!written.ok()) return written;
+    if (crash_points) MaybeCrashAfterPatch(k + 1);
+  }
+  return Status::Ok();
+}
+
+Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const Plan& plan) {
+  Result<ReadOnlyMapping> mapping = ReadOnlyMapping::Map(fd);
+  if (!mapping.ok()) return mapping.error();
+  return CheckRewrittenFile(mapping->bytes(), before, patch, plan);
+}
+
+Status WriteCopyVia(const fs::path& temp_path, int source_fd, const PteLayout& before,
+                    const PatchSet& patch, const Plan& plan, const fs::path& out,
+                    const WriteOptions& options) {
+  struct stat source;
+  if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
+  ::unlink(temp_path.c_str());  // a leftover of an interrupted run
+  Result<UniqueFd> temp_fd = OpenFd(temp_path, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (!temp_fd.ok()) return Error{"cannot create the temporary file: " + temp_fd.error().message};
+  TempFile temp(temp_path);
+  const int fd = temp_fd->get();
+  if (::fchmod(fd, source.st_mode & 07777) != 0) {
+    return Error{std::string("cannot set the temporary file's mode: ") + strerror(errno)};
+  }
+  Say(options, false, "writing " + temp_path.string());
+  Status ok = Truncate(fd, patch.new_file_size);
+  if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options);
+  if (ok.ok()) ok = WriteAll(fd, patch.AllWrites(), /*crash_points=*/false);
+  if (ok.ok()) ok = SyncFile(fd);
+  if (!ok.ok()) return Error{"writing " + temp_path.string() + " failed: " + ok.error().message};
+  Status checked = CheckOnDisk(fd, before, patch, plan);
+  if (!checked.ok()) return Error{"refusing to finish: " + checked.error().message};
+  if (std::rename(temp_path.c_str(), out.c_str()) != 0) {
+    return Error{"cannot rename " + temp_path.string() + " to " + out.string() + ": " +
+                 strerror(errno)};
+  }
+  temp.Keep();
+  Say(options, false, "renamed over " + out.string());
+  return SyncFolderOf(out);
+}
+
+// The journal: old and new bytes of every write, before any write happens.
+Result<Journal> RecordJournal(int fd, const PatchSet& patch,
+                              const std::vector<ByteOverwrite>& writes) {
+  Journal journal;
+  journal.old_file_size = patch.old_file_size;
+  journal.new_file_size = patch.new_file_size;
+  for (const ByteOverwrite& w : writes) {
+    JournalRange range;
+    range.offset = w.offset;
+    range.new_bytes = w.bytes;
+    if (w.offset < patch.old_file_size) {
+      range.old_bytes.resize(std::min<uint64_t>(w.bytes.size(), patch.old_file_size - w.offset));
+      Status read = ReadAt(fd, w.offset, range.old_bytes);
+      if (!read.ok()) return read.error();
+    }
+    journal.ranges.push_back(std::move(range));
+  }
+  return journal;
+}
+
+}  // namespace
+
+Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& patch,
+                        const Plan& plan, const fs::path& out, const WriteOptions& options) {
+  return WriteCopyVia(CopyTempPath(out), source_fd, before, patch, plan, out, options);
+}
+
+Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, const PatchSet& patch,
+                           const Plan& plan, const WriteOptions& options) {
+  const fs::path& file = lock.path();
+  if (patch.segments_move()) {
+    // Segments that move are copied to a new file renamed over this one, so
+    // a crash leaves the old file. FALLOC_FL_INSERT_RANGE could shift them
+    // in O(1), but only by whole filesystem blocks (4096 here, more than the
+    // smallest shift that keeps alignment, so -o and --in-place would
+    // differ), only on ext4/XFS, and not atomically with the header and
+    // table writes: undoing it after a crash would need COLLAPSE_RANGE in
+    // the journal. Not worth that risk for a rare case.
+    return WriteCopyVia(InPlaceTempPath(file), lock.fd(), before, patch, plan, file, options);
+  }
+  const int fd = lock.fd();
+  const std::vector<ByteOverwrite> writes = patch.AllWrites();
+  Result<Journal> journal = RecordJournal(fd, patch, writes);
+  if (!journal.ok()) return journal.error();
+  Status ok = WriteJournalDurably(file, *journal);
+  if (!ok.ok()) return ok;
+  Say(options, false, "journal " + JournalPath(file).string() + " written");
+  MaybeCrashAt("after-journal");
+
+  // Grow first (zeros), so the size is always the old or the new one.
+  if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
+  if (ok.ok()) ok = WriteAll(fd, writes, /*crash_points=*/true);
+  if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
+  if (!ok.ok()) {
+    Status rolled_back = RollBack(fd, *journal);
+    if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file);
+    if (!rolled_back.ok()) {
+      return Error{ok.error().message + "; rolling back failed too (" +
+                   rolled_back.error().message + "): the journal " + JournalPath(file).string() +
+                   " stays for the next run to roll back"};
+    }
+    return Error{"refusing to finish, the file was rolled back: " + ok.error().message};
+  }
+  Say(options, false, std::to_string(writes.size()) + " ranges written and synced");
+  MaybeCrashAt("before-journal-delete");
+  return RemoveJournalDurably(file);
+}
+
+}  // namespace pteshare

@@ -1,0 +1,53 @@
+// Writer: puts a PatchSet on disk so that, whatever happens, the target
+// ends up as either the old file or the new one, never a mix.
+//
+//  - WritePatchedCopy (-o OUT, and in-place rewrites that move segments):
+//    builds the result in a temporary file in OUT's folder (unchanged bytes
+//    copied inside the kernel, segment bytes never read by pteshare), writes
+//    the patches, fsyncs, re-reads and checks it (rewrite_check.h), renames
+//    it over OUT and fsyncs the folder.
+//  - WritePatchedInPlace (--in-place, segments stay): with the writer lock
+//    held, writes the rollback journal (journal.h) durably, writes the
+//    patches with pwrite, fsyncs, re-reads and checks the file (rolling back
+//    if the check fails), then deletes the journal. The time does not depend
+//    on the size of the segments.
+// Both give byte-identical results for the same PatchSet. Test-only crash
+// points: crash_points.h.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "rewriter/patcher.h"
+#include "rewriter/plan.h"
+#include "rewriter/pte_layout.h"
+#include "rewriter/result.h"
+#include "rewriter/writer_lock.h"
+
+namespace pteshare {
+
+/// Segment moves larger than this report progress.
+inline constexpr uint64_t kReportedMoveBytes = uint64_t{100} << 20;
+
+struct WriteOptions {
+  /// Receives progress lines (a segment move > kReportedMoveBytes, or every
+  /// step when verbose); may be empty.
+  std::function<void(const std::string&)> progress;
+  bool verbose = false;
+};
+
+/// Writes the input (read through `source_fd`) with `patch` applied to
+/// `out`. `before` is the input's layout, `plan` what the result must say.
+/// `out` may name the input itself.
+Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& patch,
+                        const Plan& plan, const std::filesystem::path& out,
+                        const WriteOptions& options = {});
+
+/// Applies `patch` to the locked file itself (see above). A patch that
+/// moves segments is written as a copy and renamed over the file.
+Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, const PatchSet& patch,
+                           const Plan& plan, const WriteOptions& options = {});
+
+}  // namespace pteshare

@@ -1,0 +1,65 @@
+#include "rewriter/writer_lock.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <boost/interprocess/sync/file_lock.hpp>
+#include <cerrno>
+#include <cstring>
+
+namespace pteshare {
+namespace bip = boost::interprocess;
+
+namespace {
+
+// A file replaced this many times while we waited is being rewritten in a
+// loop by someone else; give up rather than spin.
+constexpr int kMaxReplacedRetries = 16;
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+}  // namespace
+
+WriterLock::WriterLock(WriterLock&&) noexcept = default;
+WriterLock& WriterLock::operator=(WriterLock&&) noexcept = default;
+WriterLock::~WriterLock() = default;
+
+Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
+                                       const std::function<void()>& on_wait) {
+  bool told = false;
+  for (int attempt = 0; attempt < kMaxReplacedRetries; ++attempt) {
+    WriterLock held;
+    held.path_ = file;
+    Result<UniqueFd> fd = OpenFd(file, O_RDWR);
+    if (!fd.ok()) return Error{"cannot open for writing: " + fd.error().message};
+    held.fd_ = std::move(fd).value();
+    struct stat locked_file;
+    if (::fstat(held.fd_.get(), &locked_file) != 0) {
+      return Error{std::string("fstat failed: ") + std::strerror(errno)};
+    }
+    try {
+      held.lock_ = std::make_unique<bip::file_lock>(file.c_str());
+      if (!held.lock_->try_lock()) {
+        if (on_wait && !told) on_wait();
+        told = true;
+        held.lock_->lock();
+      }
+    } catch (const bip::interprocess_exception& e) {
+      return Error{std::string("cannot lock the file for writing: ") + e.what()};
+    }
+    struct stat now;
+    if (::stat(file.c_str(), &now) != 0) {
+      return Error{std::string("the file disappeared while waiting for the lock: ") +
+                   std::strerror(errno)};
+    }
+    if (SameFile(now, locked_file)) return held;
+    // Another writer renamed a new version over the path while we waited:
+    // the lock we hold is on the old inode. Start over on the new file.
+  }
+  return Error{"the file was replaced " + std::to_string(kMaxReplacedRetries) +
+               " times while waiting for the write lock; is another program rewriting it?"};
+}
+
+}  // namespace pteshare

@@ -1,0 +1,166 @@
+// Fixtures shared by the rewrite tests (patcher, writer, journal, rewrite
+// command): a small two-method program whose shared buffer `cache` sits at
+// different offsets, the plan for it, and byte-level helpers (apply a
+// PatchSet in memory, list the bytes two files differ in, the segments).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "rewriter/open_program.h"
+#include "rewriter/patcher.h"
+#include "rewriter/planner.h"
+#include "tests/builder/operators.h"
+#include "tests/builder/program_builder.h"
+#include "tests/builder/spec_helpers.h"
+#include "tests/test_support.h"
+
+namespace pteshare::testing {
+
+namespace b = pteshare::builder;
+
+inline constexpr char kCacheName[] = "cache";
+inline constexpr uint64_t kFiveGiB = uint64_t{5} << 30;
+
+// A float32 tensor of `floats` elements at a fixed place.
+inline b::Tensor FixedTensor(int32_t floats, uint64_t offset) {
+  b::Tensor t;
+  t.sizes = {floats};
+  t.memory = b::FixedPlacement{1, offset};
+  return t;
+}
+
+/// prefill: z@0, x@high+1024, y@high+1088, cache@high+2048 (1 KiB).
+/// decode:  z@0, cache@high+1024, x@high+2048, y@high+2112.
+/// Sharing `cache` moves z (offset 0, low word absent on the wire) to 1024
+/// in both methods, which needs one appended table. `high` = 5 GiB gives
+/// 64-bit offsets without allocating anything. With `with_segments` the
+/// cache has an initial state and the methods a constant, so the file has
+/// two segments.
+inline b::ProgramSpec SharedCacheSpec(uint64_t high = 0, bool with_segments = true) {
+  b::ProgramSpec spec;
+  for (const char* name : {"prefill", "decode"}) {
+    const bool prefill = std::string(name) == "prefill";
+    b::MethodSpec& m = spec.methods.emplace_back();
+    m.name = name;
+    b::Tensor cache = FixedTensor(256, high + (prefill ? 2048 : 1024));
+    cache.fully_qualified_name = kCacheName;
+    if (with_segments) cache.initial_state = std::vector<uint8_t>(1024, 7);
+    m.Add(cache);
+    b::ValueIndex z = m.Add(FixedTensor(16, 0));
+    b::ValueIndex x = m.Add(FixedTensor(16, high + (prefill ? 1024 : 2048)));
+    b::ValueIndex y = m.Add(FixedTensor(16, high + (prefill ? 1088 : 2112)));
+    if (with_segments) {
+      std::vector<uint8_t> weights(64);
+      for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<uint8_t>(i * 37 + 1);
+      b::AddConstant(m, {16}, weights);
+    }
+    b::CallOut(m, b::ops::kRelu, {x}, y);
+    b::CallOut(m, b::ops::kRelu, {y}, z);
+    m.inputs = {x};
+    m.outputs = {z};
+    m.non_const_buffer_sizes = std::vector<int64_t>{0, static_cast<int64_t>(high + 4096)};
+  }
+  return spec;
+}
+
+inline std::vector<uint8_t> Build(const b::ProgramSpec& spec, const b::BuildOptions& options = {}) {
+  Result<std::vector<uint8_t>> bytes = b::BuildProgram(spec, options);
+  EXPECT_TRUE(bytes.ok()) << bytes.error().message;
+  return bytes.ok() ? std::move(bytes).value() : std::vector<uint8_t>{};
+}
+
+/// A program read from bytes held by the caller.
+struct ReadProgram {
+  PteLayout layout;
+  ProgramView view;
+};
+
+inline ReadProgram Read(const std::vector<uint8_t>& bytes) {
+  const fb::Program* program = nullptr;
+  Result<PteLayout> layout = ReadPteLayout(bytes, &program);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+  if (!layout.ok()) return {};
+  Result<ProgramView> view = ReadProgramView(*program, *layout);
+  EXPECT_TRUE(view.ok()) << view.error().message;
+  return {*layout, view.ok() ? std::move(view).value() : ProgramView{}};
+}
+
+inline Plan PlanSharing(const ProgramView& view, std::vector<std::string> names = {kCacheName}) {
+  ShareRequest request;
+  request.names = std::move(names);
+  Result<PlanInput> input = MakePlan(view, request, PlanOptions{});
+  EXPECT_TRUE(input.ok()) << input.error().message;
+  return input.ok() ? input->plan : Plan{};
+}
+
+/// The file `patch` describes, built in memory as the writer builds it.
+inline std::vector<uint8_t> ApplyPatch(const std::vector<uint8_t>& in, const PatchSet& patch) {
+  std::vector<uint8_t> out(patch.new_file_size, 0);
+  if (!patch.segments_move()) {
+    std::copy(in.begin(), in.end(), out.begin());
+  } else {
+    std::copy(in.begin(), in.begin() + patch.old_program_size, out.begin());
+    std::copy(in.begin() + patch.old_segment_base_offset, in.end(),
+              out.begin() + patch.new_segment_base_offset);
+  }
+  for (const ByteOverwrite& w : patch.AllWrites()) {
+    std::copy(w.bytes.begin(), w.bytes.end(), out.begin() + w.offset);
+  }
+  return out;
+}
+
+/// Offsets where `a` and `b` differ (over the longer of the two).
+inline std::vector<uint64_t> DifferingOffsets(const std::vector<uint8_t>& a,
+                                              const std::vector<uint8_t>& b) {
+  std::vector<uint64_t> offsets;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i >= a.size() || i >= b.size() || a[i] != b[i]) offsets.push_back(i);
+  }
+  return offsets;
+}
+
+/// Every segment's bytes, in order; and checks each keeps the alignment it
+/// had in `before` (largest power of two up to 4096 dividing its offset).
+inline std::vector<std::string> SegmentContents(const std::vector<uint8_t>& bytes) {
+  const fb::Program* program = nullptr;
+  Result<PteLayout> layout = ReadPteLayout(bytes, &program);
+  EXPECT_TRUE(layout.ok()) << layout.error().message;
+  std::vector<std::string> segments;
+  if (!layout.ok()) return segments;
+  for (const SegmentExtent& s : layout->segments) {
+    segments.emplace_back(reinterpret_cast<const char*>(bytes.data()) + s.file_offset, s.size);
+  }
+  return segments;
+}
+
+inline void ExpectSegmentsKept(const std::vector<uint8_t>& before,
+                               const std::vector<uint8_t>& after) {
+  EXPECT_EQ(SegmentContents(before), SegmentContents(after));
+  const fb::Program* p = nullptr;
+  Result<PteLayout> a = ReadPteLayout(before, &p), b = ReadPteLayout(after, &p);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->segments.size(), b->segments.size());
+  for (size_t i = 0; i < a->segments.size(); ++i) {
+    const uint64_t alignment = SegmentAlignment(a->segments[i].file_offset);
+    EXPECT_EQ(b->segments[i].file_offset % alignment, 0u)
+        << "segment " << i << " moved from " << a->segments[i].file_offset << " to "
+        << b->segments[i].file_offset;
+  }
+}
+
+inline std::vector<uint8_t> ReadBytes(const std::filesystem::path& path) {
+  std::string s = ReadFileBytes(path);
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+inline void WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
+}
+
+}  // namespace pteshare::testing
