@@ -19,6 +19,7 @@
 // `kind` is runtime_check::FindingKindName; expected/actual mean what
 // alias_check.h says for that kind.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -68,8 +69,22 @@ void PrintText(const std::string& path, const rc::Report& report) {
                 Grouped(shared.placement.nbytes).c_str(), methods.c_str());
   }
   for (const rc::Finding& finding : report.findings) {
-    std::printf("  %s: %s\n", finding.severity == rc::Severity::kError ? "error" : "warning",
-                finding.message.c_str());
+    if (finding.severity == rc::Severity::kError) {
+      std::printf("  error: %s\n", finding.message.c_str());
+    }
+  }
+  // Warnings of one kind say the same thing for every buffer (a 32-layer
+  // model has 64 caches): print the first, then count the rest.
+  std::map<rc::FindingKind, std::vector<const rc::Finding*>> warnings;
+  for (const rc::Finding& finding : report.findings) {
+    if (finding.severity != rc::Severity::kError) warnings[finding.kind].push_back(&finding);
+  }
+  for (const auto& [kind, alike] : warnings) {
+    std::printf("  warning: %s\n", alike.front()->message.c_str());
+    if (alike.size() > 1) {
+      std::printf("           and %zu more like it (%s%s)\n", alike.size() - 1,
+                  alike[1]->name.c_str(), alike.size() > 2 ? ", ..." : "");
+    }
   }
   std::printf("%s: %s\n", path.c_str(), report.Summary().c_str());
 }
