@@ -179,3 +179,34 @@ TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
 
 }  // namespace
 }  // namespace pteshare
+
+namespace pteshare {
+namespace {
+
+// The whole point: what `rewrite` writes passes both checkers, for every
+// shape pte-synth makes (one arena, a device arena, the legacy extra arena).
+TEST(VerifyCommand, RewrittenProgramsPassWhereTheirInputsFail) {
+  for (std::vector<std::string> variant :
+       {std::vector<std::string>{}, {"--device-arena"}, {"--layers", "3", "--heads", "2"}}) {
+    testing::TempDir dir;
+    std::string input = (dir / "llm.pte").string(), output = (dir / "shared.pte").string();
+    std::vector<std::string> synth = {"llm", "-o", input};
+    synth.insert(synth.end(), variant.begin(), variant.end());
+    ASSERT_EQ(testing::RunTool("pte-synth", synth).exit_status, 0);
+
+    testing::CommandOutput before = testing::RunTool("pteshare", {"verify", input});
+    EXPECT_EQ(before.exit_status, 1) << before.out;
+    EXPECT_NE(before.out.find("error: "), std::string::npos) << before.out;
+
+    testing::CommandOutput rewrite =
+        testing::RunTool("pteshare", {"rewrite", input, "--share-auto", "-o", output});
+    ASSERT_EQ(rewrite.exit_status, 0) << rewrite.err;
+    testing::CommandOutput after = testing::RunTool("pteshare", {"verify", output});
+    EXPECT_EQ(after.exit_status, 0) << after.out;
+    testing::CommandOutput self_check = testing::RunTool("pteshare-selfcheck", {output});
+    EXPECT_EQ(self_check.exit_status, 0) << self_check.out << self_check.err;
+  }
+}
+
+}  // namespace
+}  // namespace pteshare
