@@ -204,3 +204,93 @@ TEST(RewriteCommand, CorpusProgramsRewriteAndReverify) {
 
 }  // namespace
 }  // namespace pteshare
+
+namespace pteshare {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Batch mode: several inputs, one output each in a folder, in parallel; a
+// bad file does not stop the others and sets the exit status.
+TEST(RewriteCommand, SeveralInputsGoToAFolderAndOneFailureDoesNotStopTheOthers) {
+  testing::TempDir dir;
+  std::vector<std::string> inputs;
+  int seed = 0;
+  for (const char* name : {"a.pte", "b.pte", "c.pte"}) {
+    std::string path = (dir / name).string();
+    ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "--seed", std::to_string(++seed), "-o", path})
+                  .exit_status,
+              0);
+    inputs.push_back(path);
+  }
+  testing::WriteFileBytes(dir / "b.pte", "not a program at all");
+  const std::string before_b = testing::ReadFileBytes(dir / "b.pte");
+  std::vector<std::string> args = {"rewrite"};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  for (const char* a : {"--share-auto", "-o", "", "-j", "2"}) args.push_back(a);
+  args[args.size() - 3] = (dir / "shared").string();
+  testing::CommandOutput out = testing::RunTool("pteshare", args);
+
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Has(out.err, "pteshare: " + inputs[1] + ": ")) << out.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "shared" / "a.pte"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "shared" / "b.pte"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "shared" / "c.pte"));
+  EXPECT_EQ(testing::ReadFileBytes(dir / "b.pte"), before_b);
+  // One line per file in input order, then the count.
+  size_t a_line = out.out.find(inputs[0] + " -> "), c_line = out.out.find(inputs[2] + " -> ");
+  ASSERT_NE(a_line, std::string::npos) << out.out;
+  ASSERT_NE(c_line, std::string::npos) << out.out;
+  EXPECT_LT(a_line, c_line);
+  EXPECT_TRUE(Has(out.out, "3 files: 2 rewritten, 0 already planned, 1 failed\n")) << out.out;
+
+  // The batch output equals a one-file rewrite of the same input.
+  std::string single = (dir / "single.pte").string();
+  ASSERT_EQ(testing::RunTool("pteshare", {"rewrite", inputs[0], "--share-auto", "-o", single})
+                .exit_status,
+            0);
+  EXPECT_EQ(testing::ReadFileBytes(dir / "shared" / "a.pte"), testing::ReadFileBytes(single));
+}
+
+TEST(RewriteCommand, SameFileTwiceInOneBatchIsRefused) {
+  testing::TempDir dir;
+  std::string a = (dir / "a.pte").string();
+  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  testing::CommandOutput out =
+      testing::RunTool("pteshare", {"rewrite", a, a, "--share-auto", "--in-place"});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Has(out.err, "are the same file")) << out.err;
+}
+
+TEST(RewriteCommand, TwoInputsWithOneOutputNameAreRefused) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "x");
+  std::filesystem::create_directories(dir / "y");
+  std::string a = (dir / "x" / "m.pte").string(), b = (dir / "y" / "m.pte").string();
+  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", b}).exit_status, 0);
+  testing::CommandOutput out =
+      testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "-o", (dir / "out").string()});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Has(out.err, "two inputs would both be written to")) << out.err;
+}
+
+TEST(RewriteCommand, SeveralInputsInPlace) {
+  testing::TempDir dir;
+  std::string a = (dir / "a.pte").string(), b = (dir / "b.pte").string();
+  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "--layers", "3", "-o", b}).exit_status, 0);
+  testing::CommandOutput out =
+      testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place"});
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Has(out.out, "2 files: 2 rewritten, 0 already planned, 0 failed")) << out.out;
+  out = testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place", "--json"});
+  EXPECT_EQ(out.exit_status, 0);
+  EXPECT_EQ(out.out.front(), '[');
+  EXPECT_TRUE(Has(out.out, "\"changed\": false")) << out.out;
+}
+
+}  // namespace
+}  // namespace pteshare

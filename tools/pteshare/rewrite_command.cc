@@ -5,9 +5,14 @@
 // rollback journal. A second identical run finds nothing to change.
 #include <fcntl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
@@ -24,9 +29,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RewriteArgs {
-  std::string file;
-  std::string out;
+  std::vector<std::string> files;
+  std::string out;  // a file for one input; a folder for several
   bool in_place = false;
+  unsigned jobs = 0;  // 0: one per core
   ShareOptions share;
   PlanningOptions planning;
   bool verbose = false;
@@ -47,37 +53,49 @@ size_t MovedCount(const Plan& plan) {
   return n;
 }
 
+/// One input and where its result goes.
+struct FileJob {
+  std::string file;
+  std::string out;  // empty with --in-place
+  bool in_place = false;
+};
+
+/// What one file's rewrite printed to stdout (kept until every job is done,
+/// so the output comes in input order whatever finished first).
+struct JobResult {
+  int exit_status = kExitOk;
+  bool changed = false;
+  std::string stdout_text;
+};
+
 // "model.pte -> out.pte" or "model.pte (in place)".
-std::string Target(const RewriteArgs& args) {
-  return args.in_place ? args.file + " (in place)" : args.file + " -> " + args.out;
+std::string Target(const FileJob& job) {
+  return job.in_place ? job.file + " (in place)" : job.file + " -> " + job.out;
 }
 
-void PrintSummary(const RewriteArgs& args, const Plan& plan, const PatchSet& patch) {
-  if (patch.empty()) {
-    std::printf("%s: already planned, no change\n", Target(args).c_str());
-    return;
-  }
+std::string Summary(const FileJob& job, const Plan& plan, const PatchSet& patch) {
+  if (patch.empty()) return Target(job) + ": already planned, no change\n";
   const size_t shared = SharedCount(plan), moved = MovedCount(plan);
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
-  std::printf("%s: %zu shared buffer%s front-packed, %s tensor%s moved, %s bytes appended, %s\n",
-              Target(args).c_str(), shared, shared == 1 ? "" : "s", Grouped(moved).c_str(),
-              moved == 1 ? "" : "s", Grouped(patch.appended.size()).c_str(), segments.c_str());
+  return Target(job) + ": " + std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
+         " front-packed, " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") + " moved, " +
+         Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
 }
 
-void PrintJson(const RewriteArgs& args, const ProgramView& view, const PlanOutcome& outcome,
-               const PatchSet& patch) {
+std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome& outcome,
+                 const PatchSet& patch) {
   const Plan& plan = outcome.input->plan;
   JsonWriter json;
-  json.BeginObject().Field("file", args.file);
+  json.BeginObject().Field("file", job.file);
   json.Key("output");
-  if (args.in_place) {
+  if (job.in_place) {
     json.Null();
   } else {
-    json.String(args.out);
+    json.String(job.out);
   }
-  json.Field("in_place", args.in_place)
+  json.Field("in_place", job.in_place)
       .Field("changed", !patch.empty())
       .Field("shared_buffers", static_cast<uint64_t>(SharedCount(plan)))
       .Field("moved_tensors", static_cast<uint64_t>(MovedCount(plan)))
@@ -95,7 +113,7 @@ void PrintJson(const RewriteArgs& args, const ProgramView& view, const PlanOutco
   json.Key("plan").BeginObject();
   WritePlanJson(json, view, outcome);
   json.EndObject().EndObject();
-  std::fputs(json.str().c_str(), stdout);
+  return json.str();
 }
 
 // Takes the writer lock and rolls back an interrupted rewrite first.
@@ -113,27 +131,120 @@ Result<WriterLock> LockForWriting(const std::string& file) {
   return lock;
 }
 
-Status Write(const RewriteArgs& args, const std::optional<WriterLock>& lock,
+Status Write(const RewriteArgs& args, const FileJob& job, const std::optional<WriterLock>& lock,
              const OpenedProgram& opened, const PatchSet& patch, const Plan& plan) {
   WriteOptions options;
   options.verbose = args.verbose;
-  options.progress = [&](const std::string& line) { PrintFileError(args.file, Error{line}); };
+  options.progress = [&](const std::string& line) { PrintFileError(job.file, Error{line}); };
   const PteLayout& before = opened.file.layout();
-  if (args.in_place) {
+  if (job.in_place) {
     if (patch.empty()) return Status::Ok();
     return WritePatchedInPlace(*lock, before, patch, plan, options);
   }
   if (lock) {  // OUT is FILE: nothing to do, or a copy renamed over it
     if (patch.empty()) return Status::Ok();
-    return WritePatchedCopy(lock->fd(), before, patch, plan, args.out, options);
+    return WritePatchedCopy(lock->fd(), before, patch, plan, job.out, options);
   }
-  Result<UniqueFd> source = OpenFd(args.file, O_RDONLY);
+  Result<UniqueFd> source = OpenFd(job.file, O_RDONLY);
   if (!source.ok()) return source.error();
-  return WritePatchedCopy(source->get(), before, patch, plan, args.out, options);
+  return WritePatchedCopy(source->get(), before, patch, plan, job.out, options);
+}
+
+JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
+  const auto start = std::chrono::steady_clock::now();
+  JobResult result;
+  std::error_code ec;
+  const bool out_is_file =
+      !job.in_place && fs::exists(job.out, ec) && fs::equivalent(job.file, job.out, ec);
+  // Declared before the program so its lock outlives every descriptor the
+  // program holds (closing one drops the process's fcntl locks).
+  std::optional<WriterLock> lock;
+  if (job.in_place || out_is_file) {
+    Result<WriterLock> locked = LockForWriting(job.file);
+    if (!locked.ok()) {
+      PrintFileError(job.file, locked.error());
+      result.exit_status = kExitBadInput;
+      return result;
+    }
+    lock.emplace(std::move(locked).value());
+  }
+  std::optional<OpenedProgram> opened = OpenInput(job.file);
+  if (!opened) {
+    result.exit_status = kExitBadInput;
+    return result;
+  }
+  PlanOutcome outcome = PlanAndVerify(job.file, opened->view, args.share, args.planning);
+  if (!outcome.input || !outcome.violations.empty()) {  // nothing written
+    result.exit_status = outcome.exit_status;
+    return result;
+  }
+  const Plan& plan = outcome.input->plan;
+
+  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, plan);
+  if (!patch.ok()) {
+    PrintFileError(job.file,
+                   Error{"cannot patch the plan into the file: " + patch.error().message});
+    result.exit_status = kExitFindings;
+    return result;
+  }
+  Status written = Write(args, job, lock, *opened, *patch, plan);
+  if (!written.ok()) {
+    PrintFileError(job.in_place ? job.file : job.out, written.error());
+    result.exit_status = kExitBadInput;
+    return result;
+  }
+  result.changed = !patch->empty();
+  result.stdout_text =
+      args.json ? Json(job, opened->view, outcome, *patch) : Summary(job, plan, *patch);
+  if (args.verbose) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char line[64];
+    std::snprintf(line, sizeof line, "done in %.3f s", seconds);
+    PrintFileError(job.file, Error{line});
+  }
+  return result;
+}
+
+// One job per input. Several inputs need -o DIR (one output per input,
+// named like the input) or --in-place; two inputs that are one file, or two
+// outputs with one name, are refused before anything runs.
+Result<std::vector<FileJob>> MakeJobs(const RewriteArgs& args) {
+  std::vector<FileJob> jobs;
+  if (args.files.size() == 1) {
+    jobs.push_back({args.files[0], args.out, args.in_place});
+    return jobs;
+  }
+  std::error_code ec;
+  if (!args.in_place) {
+    if (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)) {
+      return Error{"rewrite: with several inputs, -o names a folder; " + args.out + " is a file"};
+    }
+    fs::create_directories(args.out, ec);
+    if (ec) return Error{"rewrite: cannot create the folder " + args.out + ": " + ec.message()};
+  }
+  std::vector<fs::path> seen_inputs;
+  std::set<std::string> seen_outputs;
+  for (const std::string& file : args.files) {
+    for (const fs::path& other : seen_inputs) {
+      if (fs::equivalent(file, other, ec)) {
+        return Error{"rewrite: " + file + " and " + other.string() + " are the same file"};
+      }
+    }
+    seen_inputs.push_back(file);
+    FileJob job{file, "", args.in_place};
+    if (!args.in_place) {
+      job.out = (fs::path(args.out) / fs::path(file).filename()).string();
+      if (!seen_outputs.insert(job.out).second) {
+        return Error{"rewrite: two inputs would both be written to " + job.out};
+      }
+    }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 int RunRewrite(const RewriteArgs& args) {
-  const auto start = std::chrono::steady_clock::now();
   if (args.in_place == !args.out.empty()) {
     PrintError("rewrite: give exactly one of -o OUT and --in-place");
     return kExitBadInput;
@@ -142,50 +253,44 @@ int RunRewrite(const RewriteArgs& args) {
     PrintError("rewrite: say which buffers to share: --share NAME... or --share-auto");
     return kExitBadInput;
   }
-  std::error_code ec;
-  const bool out_is_file =
-      !args.in_place && fs::exists(args.out, ec) && fs::equivalent(args.file, args.out, ec);
-  // Declared before the program so its lock outlives every descriptor the
-  // program holds (closing one drops the process's fcntl locks).
-  std::optional<WriterLock> lock;
-  if (args.in_place || out_is_file) {
-    Result<WriterLock> locked = LockForWriting(args.file);
-    if (!locked.ok()) {
-      PrintFileError(args.file, locked.error());
-      return kExitBadInput;
-    }
-    lock.emplace(std::move(locked).value());
-  }
-  std::optional<OpenedProgram> opened = OpenInput(args.file);
-  if (!opened) return kExitBadInput;
-  PlanOutcome outcome = PlanAndVerify(args.file, opened->view, args.share, args.planning);
-  if (!outcome.input || !outcome.violations.empty()) return outcome.exit_status;  // nothing written
-  const Plan& plan = outcome.input->plan;
-
-  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, plan);
-  if (!patch.ok()) {
-    PrintFileError(args.file,
-                   Error{"cannot patch the plan into the file: " + patch.error().message});
-    return kExitFindings;
-  }
-  Status written = Write(args, lock, *opened, *patch, plan);
-  if (!written.ok()) {
-    PrintFileError(args.in_place ? args.file : args.out, written.error());
+  Result<std::vector<FileJob>> jobs = MakeJobs(args);
+  if (!jobs.ok()) {
+    PrintError(jobs.error().message);
     return kExitBadInput;
   }
-  if (args.json) {
-    PrintJson(args, opened->view, outcome, *patch);
-  } else {
-    PrintSummary(args, plan, *patch);
+  std::vector<JobResult> results(jobs->size());
+  unsigned workers = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  workers = std::min<unsigned>(workers, static_cast<unsigned>(jobs->size()));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < jobs->size(); i = next++) results[i] = RewriteOne(args, (*jobs)[i]);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  int exit_status = kExitOk;
+  size_t changed = 0, unchanged = 0, failed = 0;
+  if (args.json && jobs->size() > 1) std::fputs("[\n", stdout);
+  bool first_json = true;
+  for (const JobResult& r : results) {
+    exit_status = std::max(exit_status, r.exit_status);
+    if (r.exit_status != kExitOk) {
+      ++failed;
+      continue;
+    }
+    (r.changed ? changed : unchanged) += 1;
+    if (args.json && jobs->size() > 1 && !first_json) std::fputs(",\n", stdout);
+    first_json = false;
+    std::fputs(r.stdout_text.c_str(), stdout);
   }
-  if (args.verbose) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char line[64];
-    std::snprintf(line, sizeof line, "done in %.3f s", seconds);
-    PrintFileError(args.file, Error{line});
+  if (args.json && jobs->size() > 1) std::fputs("]\n", stdout);
+  if (jobs->size() > 1 && !args.json) {
+    std::printf("%zu files: %zu rewritten, %zu already planned, %zu failed\n", jobs->size(),
+                changed, unchanged, failed);
   }
-  return kExitOk;
+  return exit_status;
 }
 
 void AddRewrite(CLI::App& app, int& exit_status) {
@@ -199,17 +304,24 @@ void AddRewrite(CLI::App& app, int& exit_status) {
       "-o OUT writes a new file (through a temporary file and rename); --in-place patches FILE "
       "under a lock with a rollback journal (FILE.pteshare-journal), so an interrupted run is "
       "rolled back by the next pteshare command. Running it again reports 'already planned'.\n"
+      "Several inputs are rewritten in parallel (-j), one output each in the folder -o DIR (or "
+      "each in place); one failing file does not stop the others, and the exit status is the "
+      "worst of them.\n"
       "Example: pteshare rewrite llm.pte --share-auto -o llm-shared.pte\n"
-      "         pteshare rewrite llm.pte --in-place --share layers.0.attention.kv_cache.k_cache");
-  cmd->add_option("FILE", args->file, "The .pte file")->required();
-  CLI::Option* out =
-      cmd->add_option("-o,--output", args->out, "Write the result to OUT (may be FILE)")
-          ->type_name("OUT");
+      "         pteshare rewrite llm.pte --in-place --share layers.0.attention.kv_cache.k_cache\n"
+      "         pteshare rewrite models/*.pte --share-auto -o shared/ -j 4");
+  cmd->add_option("FILE", args->files, "The .pte file(s)")->required();
+  CLI::Option* out = cmd->add_option("-o,--output", args->out,
+                                     "Write the result to OUT (may be FILE); with several inputs, "
+                                     "a folder that gets one output per input")
+                         ->type_name("OUT");
   CLI::Option* in_place =
       cmd->add_flag("--in-place", args->in_place, "Patch FILE itself, crash-safely");
   out->excludes(in_place);
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
+  cmd->add_option("-j,--jobs", args->jobs, "Files rewritten at once (default: one per core)")
+      ->type_name("N");
   cmd->add_flag("-v,--verbose", args->verbose, "Say each step and the time taken on stderr");
   cmd->add_flag("--json", args->json, "Print what was done, with the plan, as JSON");
   cmd->callback([args, &exit_status] { exit_status = RunRewrite(*args); });
