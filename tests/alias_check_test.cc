@@ -26,11 +26,7 @@ constexpr char kVCache[] = "layers.0.v_cache";
 // A float32 tensor of `floats` elements at a fixed place.
 b::Tensor At(int32_t floats, b::MemoryId memory_id, uint64_t offset,
              std::optional<std::string> name = std::nullopt) {
-  b::Tensor t;
-  t.sizes = {floats};
-  t.fully_qualified_name = std::move(name);
-  t.memory = b::FixedPlacement{memory_id, offset};
-  return t;
+  return b::PlacedFloats(floats, memory_id, offset, std::move(name));
 }
 
 // prefill and decode share a KV cache at the front of arena 1 (k at 0,

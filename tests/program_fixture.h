@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rewriter/program_view.h"
@@ -43,6 +45,15 @@ inline std::unique_ptr<LoadedProgram> Load(const builder::ProgramSpec& spec) {
 
 inline std::unique_ptr<LoadedProgram> Load(const std::vector<builder::FixedMethod>& methods) {
   return Load(builder::FixedLayoutSpec(methods));
+}
+
+/// Writes `spec` as `dir/name` with the builder's defaults; the path.
+inline std::string WriteProgram(const std::filesystem::path& dir, const builder::ProgramSpec& spec,
+                                const std::string& name) {
+  std::filesystem::path path = dir / name;
+  Result<builder::PteLayout> written = builder::WritePteFile(spec, {}, path);
+  EXPECT_TRUE(written.ok()) << written.error().message;
+  return path.string();
 }
 
 }  // namespace pteshare::testing

@@ -9,6 +9,7 @@
 #include "tests/builder/operators.h"
 #include "tests/builder/program_builder.h"
 #include "tests/builder/spec_helpers.h"
+#include "tests/program_fixture.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -16,16 +17,17 @@ namespace {
 
 namespace b = pteshare::builder;
 using testing::CommandOutput;
+using testing::Contains;
 using testing::RunTool;
 using testing::TempDir;
 
 b::Tensor At(int32_t floats, b::MemoryId memory_id, uint64_t offset,
              std::optional<std::string> name = std::nullopt) {
-  b::Tensor t;
-  t.sizes = {floats};
-  t.fully_qualified_name = std::move(name);
-  t.memory = b::FixedPlacement{memory_id, offset};
-  return t;
+  return b::PlacedFloats(floats, memory_id, offset, std::move(name));
+}
+
+std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
+  return testing::WriteProgram(dir.path(), spec, name);
 }
 
 // prefill and decode share k_cache (1024 bytes at 0 of arena 1) and keep
@@ -44,17 +46,6 @@ b::ProgramSpec KvSpec(b::FixedPlacement decode_k = {1, 0}) {
     m.outputs = {y};
   }
   return spec;
-}
-
-std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
-  std::filesystem::path path = dir / name;
-  Result<b::PteLayout> written = b::WritePteFile(spec, {}, path);
-  EXPECT_TRUE(written.ok()) << written.error().message;
-  return path.string();
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(SelfCheck, SharedBuffersAliasWhenEveryMethodGetsTheSameArenas) {

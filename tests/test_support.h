@@ -40,6 +40,11 @@ struct CommandOutput {
 /// involved. The tool is looked up in the build tree.
 CommandOutput RunTool(const std::string& tool, const std::vector<std::string>& args);
 
+/// Whether `part` occurs in `text` (for asserting on command output).
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 /// Whole file as bytes.
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);

@@ -8,6 +8,7 @@
 #include "tests/builder/operators.h"
 #include "tests/builder/program_builder.h"
 #include "tests/builder/spec_helpers.h"
+#include "tests/program_fixture.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -15,15 +16,16 @@ namespace {
 
 namespace b = pteshare::builder;
 using testing::CommandOutput;
+using testing::Contains;
 using testing::RunTool;
 using testing::TempDir;
 
 b::Tensor At(int32_t floats, uint64_t offset, std::optional<std::string> name = std::nullopt) {
-  b::Tensor t;
-  t.sizes = {floats};
-  t.fully_qualified_name = std::move(name);
-  t.memory = b::FixedPlacement{1, offset};
-  return t;
+  return b::PlacedFloats(floats, 1, offset, std::move(name));
+}
+
+std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
+  return testing::WriteProgram(dir.path(), spec, name);
 }
 
 // prefill and decode share k_cache (value 0, 1024 bytes at 0) and v_cache
@@ -43,17 +45,6 @@ b::ProgramSpec KvSpec(uint64_t decode_k_offset = 0) {
     m.outputs = {y};
   }
   return spec;
-}
-
-std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
-  std::filesystem::path path = dir / name;
-  Result<b::PteLayout> written = b::WritePteFile(spec, {}, path);
-  EXPECT_TRUE(written.ok()) << written.error().message;
-  return path.string();
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(VerifyCommand, CleanProgramExitsZeroWithEveryNamedBufferChecked) {

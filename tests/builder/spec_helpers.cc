@@ -63,4 +63,13 @@ std::vector<uint8_t> RandomFloatBytes(uint64_t seed, uint64_t stream, size_t cou
   return bytes;
 }
 
+Tensor PlacedFloats(int32_t floats, MemoryId memory_id, ByteOffset offset,
+                    std::optional<std::string> name) {
+  Tensor t;
+  t.sizes = {floats};
+  t.fully_qualified_name = std::move(name);
+  t.memory = FixedPlacement{memory_id, offset};
+  return t;
+}
+
 }  // namespace pteshare::builder

@@ -14,6 +14,11 @@ namespace pteshare::builder {
 /// A float32 tensor the planner places in arena `memory_id`.
 ValueIndex AddActivation(MethodSpec& method, std::vector<int32_t> sizes, MemoryId memory_id = 1);
 
+/// A float32 tensor of `floats` elements at a hand-made place (planner
+/// bypassed), optionally named.
+Tensor PlacedFloats(int32_t floats, MemoryId memory_id, ByteOffset offset,
+                    std::optional<std::string> name = std::nullopt);
+
 /// A float32 tensor sharing `base`'s memory (an in-place result or view).
 ValueIndex AddAlias(MethodSpec& method, ValueIndex base, std::vector<int32_t> sizes);
 
