@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,8 +22,10 @@ constexpr int kRandomOrders = 8;
 /// The search recurses once per block; past this many it would risk the
 /// stack, and a greedy plan is what such sizes get.
 constexpr size_t kMaxSearchBlocks = 20000;
-/// Search restarts per capacity probe (see CapacitySearch::Run's shuffle).
-constexpr int kRestartsPerProbe = 32;
+/// The probe at the lower bound may take 1/this of the search budget.
+constexpr uint64_t kLowerBoundShare = 2;
+/// Steps of the first, shortest runs of a probe's round robin.
+constexpr uint64_t kFirstRunSteps = 1'000'000;
 
 std::string Describe(const Block& block) {
   return "block '" + block.id + "' [" + std::to_string(block.lifespan.begin) + ", " +
@@ -53,6 +56,28 @@ std::vector<uint32_t> RandomOrder(const BlockProblem& problem, std::mt19937_64& 
   std::vector<uint32_t> order;
   for (const auto& [key, index] : keyed) order.push_back(index);
   return order;
+}
+
+/// Does every block fit under `capacity`? MiniMalloc's round robin: each
+/// preorder in turn, then shuffles of them, runs with a step limit that
+/// doubles every round, so whichever order suits the instance gets to finish
+/// early, and the short runs escape subtrees a single order gets stuck in.
+/// A run that ends kInfeasible has searched the whole tree: a proof.
+SearchOutcome ProbeCapacity(CapacitySearch& search, Bytes capacity, uint64_t shuffle_seed,
+                            uint64_t steps, StepBudget* budget, BlockSolution* found) {
+  const uint64_t start = budget->used();
+  const size_t preorders = std::size(kAllSearchPreorders);
+  for (uint64_t limit = kFirstRunSteps;; limit *= 2) {
+    for (size_t run = 0; run < 2 * preorders; ++run) {
+      const uint64_t spent = budget->used() - start;
+      if (spent >= steps || budget->exhausted()) return SearchOutcome::kOutOfSteps;
+      // The plain preorders first; then each shuffled, differently every round.
+      const uint64_t shuffle = run < preorders ? 0 : shuffle_seed + limit + run;
+      SearchOutcome outcome = search.Run(capacity, kAllSearchPreorders[run % preorders], shuffle,
+                                         std::min(limit, steps - spent), budget, found);
+      if (outcome != SearchOutcome::kOutOfSteps) return outcome;
+    }
+  }
 }
 
 }  // namespace
@@ -129,56 +154,46 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
     consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
   }
 
-  // 2. Capacity descent: bisect between what is known not to fit (below
-  // `proven_low`) and the best height found (`plan.solution.height`).
+  // 2. Capacity probes: the lower bound first (a tight capacity prunes
+  // hardest, and is often met), then bisection between what is known not to
+  // fit (below `proven_low`) and the best height found.
   Bytes proven_low = plan.lower_bound;
   const bool must_fit = problem.capacity && plan.solution.height > *problem.capacity;
   if (plan.solution.height > proven_low && !budget.exhausted() &&
       problem.blocks.size() <= kMaxSearchBlocks) {
     CapacitySearch search(problem);
-    // Start small so easy capacities are settled cheaply; retries double.
+    uint64_t probe_count = 0;
+    // Asks "does it fit in `capacity`?" spending at most `steps`.
+    auto probe = [&](Bytes capacity, uint64_t steps) {
+      const uint64_t shuffle_seed = options.seed * 0x100000001b3ull + ++probe_count * 131;
+      BlockSolution found;
+      SearchOutcome outcome = ProbeCapacity(search, capacity, shuffle_seed, steps, &budget, &found);
+      if (outcome == SearchOutcome::kFound) consider(std::move(found));
+      if (outcome == SearchOutcome::kInfeasible) proven_low = std::max(proven_low, capacity + 1);
+      return outcome;
+    };
+    if (must_fit) {
+      probe(*problem.capacity, budget.remaining());
+    } else {
+      probe(plan.lower_bound, budget.remaining() / kLowerBoundShare);
+    }
+    // Probes that run out of steps only raise `soft_low`; once the range
+    // above it is used up, the probes start again from `proven_low` with
+    // twice the steps.
     uint64_t probe_steps = std::max<uint64_t>(budget.remaining() / 16, 1);
-    Bytes soft_low = proven_low;  // below this, probes ran out of steps
-    uint64_t probe = 0;
+    Bytes soft_low = proven_low;
     // Probes closer than this to the best height gain too little to pay.
     const Bytes granularity = std::max<Bytes>(problem.alignment, plan.lower_bound / 1024);
-    while (plan.solution.height > proven_low && !budget.exhausted()) {
+    while (plan.solution.height > proven_low && !budget.exhausted() &&
+           !(problem.capacity && plan.solution.height > *problem.capacity)) {
+      soft_low = std::max(soft_low, proven_low);
       if (soft_low + granularity > plan.solution.height) {
         if (soft_low == proven_low) break;  // nothing left worth a probe
         soft_low = proven_low;
         probe_steps *= 2;
       }
-      // Until a plan fits the capacity, ask for exactly the capacity.
-      Bytes capacity = soft_low + (plan.solution.height - 1 - soft_low) / 2;
-      if (must_fit && plan.solution.height > *problem.capacity) {
-        capacity = *problem.capacity;
-        probe_steps = budget.remaining();
-      }
-      // Each probe restarts the search several times with a step limit each:
-      // the fixed preorders first, then seeded shuffles of them.
-      SearchOutcome outcome = SearchOutcome::kOutOfSteps;
-      for (int restart = 0; restart < kRestartsPerProbe && !budget.exhausted(); ++restart) {
-        const size_t preorders = std::size(kAllSearchPreorders);
-        SearchPreorder which = kAllSearchPreorders[(probe + restart) % preorders];
-        uint64_t shuffle = restart < static_cast<int>(preorders)
-                               ? 0
-                               : options.seed * 0x100000001b3ull + probe * 131 + restart + 1;
-        BlockSolution found;
-        outcome = search.Run(capacity, which, shuffle, probe_steps / kRestartsPerProbe + 1, &budget,
-                             &found);
-        if (outcome == SearchOutcome::kFound) {
-          consider(std::move(found));
-          break;
-        }
-        if (outcome == SearchOutcome::kInfeasible) break;
-      }
-      ++probe;
-      if (outcome == SearchOutcome::kInfeasible) {
-        proven_low = soft_low = capacity + 1;
-        if (must_fit && capacity == *problem.capacity) break;
-      } else if (outcome == SearchOutcome::kOutOfSteps) {
-        soft_low = capacity + 1;
-      }
+      const Bytes capacity = soft_low + (plan.solution.height - 1 - soft_low) / 2;
+      if (probe(capacity, probe_steps) == SearchOutcome::kOutOfSteps) soft_low = capacity + 1;
     }
   }
   plan.optimal = plan.solution.height <= proven_low;

@@ -22,39 +22,69 @@ std::filesystem::path SuiteDir() {
   return std::filesystem::path(PTESHARE_SHARED_DIR) / "planner-suite";
 }
 
-/// ExecuTorch's `greedy` memory planning, as the exporter does it: blocks in
-/// size-descending order each take the first "shared object" (a slot whose
-/// size is the largest block it ever holds) with no live block; slots are
-/// then laid end to end.
+/// ExecuTorch's `greedy` memory planning (exir/memory_planning.py, `greedy`
+/// with its default allow_overlapping_allocations=True), as the exporter runs
+/// it. Blocks go in size-descending order (bisect.insort then reverse: equal
+/// sizes end up last-inserted first). Each takes
+///  1. the first "shared object" none of whose allocations is live with it,
+///     at offset 0 in it; else
+///  2. the first shared object where it fits above the highest allocation
+///     live with it (at that top, when that top is > 0 and the block still
+///     fits in the object's size); else
+///  3. a new shared object of its size.
+/// Shared objects never grow, and are then laid end to end. ExecuTorch
+/// lifetimes are inclusive [first, last]; a CSV span [lower, upper) is
+/// [lower, upper - 1] there.
 Bytes ExporterGreedyHeight(const BlockProblem& problem) {
   std::vector<size_t> order(problem.blocks.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return problem.blocks[a].size > problem.blocks[b].size;
   });
-  struct Slot {
-    Bytes size = 0;
-    std::vector<Lifespan> users;
+  struct Allocation {
+    Offset offset;
+    Bytes size;
+    TimeValue first, last;  // inclusive
   };
-  std::vector<Slot> slots;
+  struct SharedObject {
+    Bytes size = 0;
+    std::vector<Allocation> allocations;
+  };
+  auto live_together = [](const Allocation& a, TimeValue first, TimeValue last) {
+    return !(last < a.first || first > a.last);
+  };
+  std::vector<SharedObject> objects;
   for (size_t i : order) {
     const Block& block = problem.blocks[i];
-    Slot* chosen = nullptr;
-    for (Slot& slot : slots) {
-      bool free = std::none_of(slot.users.begin(), slot.users.end(), [&](const Lifespan& used) {
-        return LifespansOverlap(used, block.lifespan);
-      });
-      if (free) {
-        chosen = &slot;
+    const TimeValue first = block.lifespan.begin;
+    const TimeValue last = block.lifespan.end - 1;
+    SharedObject* picked = nullptr;
+    Offset offset = 0;
+    for (SharedObject& object : objects) {
+      if (std::none_of(object.allocations.begin(), object.allocations.end(),
+                       [&](const Allocation& a) { return live_together(a, first, last); })) {
+        picked = &object;
         break;
       }
     }
-    if (!chosen) chosen = &slots.emplace_back();
-    chosen->size = std::max(chosen->size, block.size);
-    chosen->users.push_back(block.lifespan);
+    for (size_t k = 0; !picked && k < objects.size(); ++k) {
+      Offset top = 0;
+      for (const Allocation& a : objects[k].allocations) {
+        if (live_together(a, first, last)) top = std::max(top, a.offset + a.size);
+      }
+      if (top > 0 && top + block.size <= objects[k].size) {
+        picked = &objects[k];
+        offset = top;
+      }
+    }
+    if (!picked) {
+      picked = &objects.emplace_back();
+      picked->size = block.size;
+    }
+    picked->allocations.push_back({offset, block.size, first, last});
   }
   Bytes height = 0;
-  for (const Slot& slot : slots) height += slot.size;
+  for (const SharedObject& object : objects) height += object.size;
   return height;
 }
 
