@@ -67,7 +67,8 @@ SearchOutcome ProbeCapacity(CapacitySearch& search, Bytes capacity, uint64_t shu
                             uint64_t steps, StepBudget* budget, BlockSolution* found) {
   const uint64_t start = budget->used();
   const size_t preorders = std::size(kAllSearchPreorders);
-  for (uint64_t limit = kFirstRunSteps;; limit *= 2) {
+  for (uint64_t limit = kFirstRunSteps;; limit = limit > UINT64_MAX / 2 ? UINT64_MAX : limit * 2) {
+    const uint64_t round_start = budget->used();
     for (size_t run = 0; run < 2 * preorders; ++run) {
       const uint64_t spent = budget->used() - start;
       if (spent >= steps || budget->exhausted()) return SearchOutcome::kOutOfSteps;
@@ -77,6 +78,9 @@ SearchOutcome ProbeCapacity(CapacitySearch& search, Bytes capacity, uint64_t shu
                                          std::min(limit, steps - spent), budget, found);
       if (outcome != SearchOutcome::kOutOfSteps) return outcome;
     }
+    // A round that spent nothing would spend nothing again (its runs gave up
+    // before their first step): stop instead of looping forever.
+    if (budget->used() == round_start) return SearchOutcome::kOutOfSteps;
   }
 }
 
@@ -182,6 +186,7 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
     // twice the steps.
     uint64_t probe_steps = std::max<uint64_t>(budget.remaining() / 16, 1);
     Bytes soft_low = proven_low;
+    uint64_t used_at_pass_start = budget.used();
     // Probes closer than this to the best height gain too little to pay.
     const Bytes granularity = std::max<Bytes>(problem.alignment, plan.lower_bound / 1024);
     while (plan.solution.height > proven_low && !budget.exhausted() &&
@@ -189,8 +194,11 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
       soft_low = std::max(soft_low, proven_low);
       if (soft_low + granularity > plan.solution.height) {
         if (soft_low == proven_low) break;  // nothing left worth a probe
+        // A pass whose probes spent nothing would repeat forever.
+        if (budget.used() == used_at_pass_start) break;
+        used_at_pass_start = budget.used();
         soft_low = proven_low;
-        probe_steps *= 2;
+        probe_steps = probe_steps > UINT64_MAX / 2 ? UINT64_MAX : probe_steps * 2;
       }
       const Bytes capacity = soft_low + (plan.solution.height - 1 - soft_low) / 2;
       if (probe(capacity, probe_steps) == SearchOutcome::kOutOfSteps) soft_low = capacity + 1;

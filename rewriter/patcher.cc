@@ -161,8 +161,8 @@ Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view
     }
     for (size_t i = 0; i < method_plan.arena_sizes_after.size(); ++i) {
       const uint64_t after = method_plan.arena_sizes_after[i];
-      if (static_cast<uint64_t>(sizes->Get(i + 1)) == after) continue;
       const uint8_t* at = reinterpret_cast<const uint8_t*>(sizes->Data()) + 8 * (i + 1);
+      if (wire::LoadU64(at) == after) continue;  // byte-wise: may sit at 4 mod 8
       patch.overwrites.push_back({OffsetIn(file, at), U64Bytes(after)});
       ++patch.arena_sizes_changed;
     }

@@ -1,9 +1,10 @@
 // Plan: the new placement of every planned tensor of every method, and the
-// new arena sizes, produced by a strategy (relocate, later replan) and
+// new arena sizes, produced by a strategy (relocate, replan, best) and
 // checked by the PlanVerifier before anything is written.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,16 +49,31 @@ struct MethodPlan {
   std::vector<uint64_t> arena_sizes_after;
   /// Every planned tensor of the method, in value-index order.
   std::vector<TensorMove> moves;
+
+  // What the strategies give per arena (indexed by memory_id - 1), for the
+  // report and the verifier's I6. arena_sizes_relocate is always filled;
+  // the others only when replan ran (strategy replan or best, or a
+  // comparison was asked for).
+  std::vector<uint64_t> arena_sizes_relocate{};
+  /// Unset where replan left the arena alone.
+  std::vector<std::optional<uint64_t>> arena_sizes_replan{};
+  /// Largest total live at one instruction, front included.
+  std::vector<uint64_t> arena_lower_bounds{};
+  /// Where each arena's placements come from: "relocate" or "replan".
+  std::vector<std::string> arena_strategies{};
 };
 
 struct Plan {
-  std::string strategy;  // "relocate"
+  std::string strategy;  // "relocate", "replan" or "best"
   uint64_t alignment = 16;
   std::vector<FrontRegion> fronts;  // by memory_id
   std::vector<MethodPlan> methods;  // same order as ProgramView::methods
   /// Things a user should know that do not stop the plan (initial state
   /// re-copied on load, arenas ExecuTorch's Module does not share).
   std::vector<std::string> warnings;
+  /// Arenas that exceed an --arena-limit in every plan found, one line
+  /// each with the numbers. A plan with misses must not be written.
+  std::vector<std::string> limit_misses{};
 
   const FrontRegion* front(uint32_t memory_id) const {
     for (const FrontRegion& f : fronts) {

@@ -1,6 +1,10 @@
 #include "rewriter/plan_verifier.h"
 
 #include <algorithm>
+#include <map>
+
+#include "rewriter/lifetimes.h"
+#include "rewriter/live_overlaps.h"
 
 namespace pteshare {
 namespace {
@@ -29,7 +33,8 @@ class Checker {
       CheckSharedPlacements(m);
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
-      CheckOverlapsPreserved(m);
+      if (plan_.strategy == "relocate") CheckOverlapsPreserved(m);
+      CheckLiveOverlaps(m);
       CheckGrowth(m);
     }
     return violations_;
@@ -238,7 +243,8 @@ class Checker {
     }
   }
 
-  // I3 without lifetimes.
+  // I3 without lifetimes, which relocate promises: every input overlap
+  // keeps its relative offset and no new overlap appears, live or not.
   void CheckOverlapsPreserved(const MethodPlan& m) {
     std::vector<const TensorMove*> sized;
     for (const TensorMove& move : m.moves) {
@@ -268,23 +274,89 @@ class Checker {
     });
   }
 
-  // I6: relocate grows an arena by at most the slots the method lacks.
+  // Full I3, with the input's lifetimes: tensors live at the same time (over
+  // their alias groups' ranges) share bytes in the output only if they did
+  // in the input, at the same relative offset.
+  void CheckLiveOverlaps(const MethodPlan& m) {
+    const MethodView& in = view_.methods[m.method_index];
+    const MethodLifetimes lifetimes = ComputeLifetimes(in, SharedValues(in, shared_));
+    std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
+    for (const TensorMove& move : m.moves) {
+      if (move.before.nbytes > 0 && move.value_index < lifetimes.group_of.size() &&
+          lifetimes.group_of[move.value_index] >= 0) {
+        by_arena[move.after.memory_id].push_back(&move);
+      }
+    }
+    for (const auto& [memory_id, moves] : by_arena) {
+      std::vector<LiveRect> rects;
+      for (const TensorMove* move : moves) {
+        const LiveRange& live = lifetimes.group_live(move->value_index);
+        rects.push_back({live.first, live.last, move->after.offset, move->after.end()});
+      }
+      for (const auto& [i, j] : FindLiveOverlaps(rects)) {
+        const TensorMove& a = *moves[i];
+        const TensorMove& b = *moves[j];
+        const bool overlapped =
+            a.before.memory_id == b.before.memory_id &&
+            Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
+        const int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
+        const int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
+        if (overlapped && was == now) continue;
+        const LiveRange& la = lifetimes.group_live(a.value_index);
+        const LiveRange& lb = lifetimes.group_live(b.value_index);
+        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                       Range(a.after.offset, a.after.nbytes) + " live [" +
+                       std::to_string(la.first) + ", " + std::to_string(la.last) + "] and " +
+                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
+                       " live [" + std::to_string(lb.first) + ", " + std::to_string(lb.last) +
+                       "] share bytes of arena " + std::to_string(memory_id) + " while both live" +
+                       (overlapped ? "; in the input they overlapped at relative offset " +
+                                         std::to_string(was) + ", now " + std::to_string(now)
+                                   : "; in the input they did not overlap"));
+      }
+    }
+  }
+
+  // I6: relocate grows an arena by at most the slots the method lacks;
+  // replan and best are never larger than relocate.
   void CheckGrowth(const MethodPlan& m) {
-    if (plan_.strategy != "relocate") return;
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t memory_id = static_cast<uint32_t>(i + 1);
       uint64_t allowed = m.arena_sizes_before[i];
       const FrontRegion* f = plan_.front(memory_id);
       if (f != nullptr && MethodUsesArena(m, memory_id)) {
         for (const FrontSlot& s : f->slots) {
-          if (!MethodHas(m, s.name)) allowed += s.slot_bytes;
+          // A slot the method has may still add its alignment padding
+          // (design.md I6): with --alignment above the input's, the slot
+          // is larger than the buffer whose place it takes.
+          allowed +=
+              MethodHas(m, s.name) ? s.slot_bytes - std::min(s.slot_bytes, s.nbytes) : s.slot_bytes;
         }
       }
-      if (m.arena_sizes_after[i] > allowed) {
-        Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
-                       std::to_string(m.arena_sizes_before[i]) + " to " +
-                       std::to_string(m.arena_sizes_after[i]) + " bytes, more than the " +
-                       std::to_string(allowed) + " its missing slots allow");
+      if (plan_.strategy == "relocate") {
+        if (m.arena_sizes_after[i] > allowed) {
+          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
+                         std::to_string(m.arena_sizes_before[i]) + " to " +
+                         std::to_string(m.arena_sizes_after[i]) + " bytes, more than the " +
+                         std::to_string(allowed) + " its missing slots allow");
+        }
+        continue;
+      }
+      // Relocate's size as the plan states it, itself held to relocate's rule.
+      uint64_t relocate = allowed;
+      if (i < m.arena_sizes_relocate.size()) {
+        if (m.arena_sizes_relocate[i] > allowed) {
+          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) +
+                         ": relocate's size " + std::to_string(m.arena_sizes_relocate[i]) +
+                         " is more than the " + std::to_string(allowed) +
+                         " bytes its missing slots allow");
+        }
+        relocate = std::min(relocate, m.arena_sizes_relocate[i]);
+      }
+      if (m.arena_sizes_after[i] > relocate) {
+        Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " takes " +
+                       std::to_string(m.arena_sizes_after[i]) + " bytes with " + plan_.strategy +
+                       ", more than relocate's " + std::to_string(relocate));
       }
     }
   }

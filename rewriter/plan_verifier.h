@@ -8,14 +8,19 @@
 //     has it, in the arena the input gave it;
 //  I2 no tensor outside a shared buffer's range touches a front region, in
 //     any method that uses that arena;
-//  I3 (without lifetimes) two tensors that overlapped in the input keep
-//     their exact relative offset; two that did not, do not overlap unless
-//     both lie inside one shared buffer;
+//  I3 two tensors live at the same time (lifetimes.h, over their alias
+//     groups) share bytes in the output only if they did in the input, and
+//     at the same relative offset; for relocate also without lifetimes: two
+//     that overlapped keep their relative offset, two that did not, do not
+//     overlap unless both lie inside one shared buffer;
 //  I4 every placement fits its arena, aligned offsets stay aligned;
 //  I5 same methods, same arena count, same planned tensors with the same
 //     arena and size; relocate leaves arenas without a front region alone;
 //  I6 relocate grows an arena only by the slots of the shared buffers the
-//     method lacks.
+//     method lacks; replan and best take no more than relocate would
+//     (MethodPlan::arena_sizes_relocate, itself held to relocate's rule).
+// Lifetimes (lifetimes.h) are facts of the input, shared with replan by
+// design; nothing of replan's own code is used here.
 #pragma once
 
 #include <string>

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "rewriter/front_region.h"
+#include "rewriter/lifetimes.h"
 #include "rewriter/relocate.h"
+#include "rewriter/replan.h"
 
 namespace pteshare {
 namespace {
@@ -51,7 +54,81 @@ std::vector<std::string> Warnings(const SharedBufferSet& shared) {
   return warnings;
 }
 
+// Which layout arena `i` of a method takes, and whether it fits its limit.
+struct ArenaChoice {
+  bool replan = false;
+  std::optional<std::string> miss;
+};
+
+ArenaChoice ChooseArena(Strategy strategy, const PlanOptions& options, const MethodPlan& relocated,
+                        const ArenaReplan* replanned, const std::string& method, size_t i) {
+  const uint64_t r = relocated.arena_sizes_after[i];
+  const bool can_replan = strategy != Strategy::kRelocate && replanned && replanned->replanned;
+  const uint64_t p = can_replan ? replanned->size : 0;
+  ArenaChoice choice;
+  choice.replan = can_replan && (strategy == Strategy::kReplan ? p <= r : p < r);
+  auto limit = options.arena_limits.find(static_cast<uint32_t>(i + 1));
+  if (limit == options.arena_limits.end()) return choice;
+  const uint64_t bytes = limit->second;
+  if ((choice.replan ? p : r) <= bytes) return choice;
+  if (can_replan && p <= bytes) {
+    choice.replan = true;
+  } else if (r <= bytes) {
+    choice.replan = false;
+  } else {
+    const uint64_t best = can_replan ? std::min(p, r) : r;
+    std::string sizes = "relocate " + std::to_string(r);
+    if (can_replan) sizes += ", replan " + std::to_string(p);
+    std::string miss = "method " + method + ": arena " + std::to_string(i + 1) + " needs " +
+                       std::to_string(best) + " bytes (" + sizes + "), over its limit of " +
+                       std::to_string(bytes) + " by " + std::to_string(best - bytes) + " bytes";
+    if (can_replan && replanned->limit_miss) miss += "; replan: " + *replanned->limit_miss;
+    choice.miss = miss;
+  }
+  return choice;
+}
+
+// The method's final plan: per arena, relocate's or replan's placements.
+MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
+                   const MethodReplan* replanned, Plan* plan) {
+  MethodPlan m = relocated;
+  m.arena_sizes_relocate = relocated.arena_sizes_after;
+  for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
+    const ArenaReplan* arena = replanned ? &replanned->arenas[i] : nullptr;
+    ArenaChoice choice = ChooseArena(options.strategy, options, relocated, arena, m.name, i);
+    if (choice.miss) plan->limit_misses.push_back(*choice.miss);
+    if (arena != nullptr) {
+      m.arena_sizes_replan.push_back(arena->replanned ? std::optional(arena->size) : std::nullopt);
+      m.arena_lower_bounds.push_back(arena->lower_bound);
+      if (arena->refused && options.strategy != Strategy::kRelocate) {
+        plan->warnings.push_back("method " + m.name + ": arena " + std::to_string(i + 1) +
+                                 " keeps relocate's layout: " + arena->why_not);
+      }
+    }
+    m.arena_strategies.push_back(choice.replan ? "replan" : "relocate");
+    if (!choice.replan) continue;
+    m.arena_sizes_after[i] = arena->size;
+    const uint32_t memory_id = static_cast<uint32_t>(i + 1);
+    for (size_t k = 0; k < m.moves.size(); ++k) {
+      if (m.moves[k].before.memory_id == memory_id) m.moves[k] = replanned->plan.moves[k];
+    }
+  }
+  return m;
+}
+
 }  // namespace
+
+std::string StrategyName(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kRelocate:
+      return "relocate";
+    case Strategy::kReplan:
+      return "replan";
+    case Strategy::kBest:
+      return "best";
+  }
+  return "?";
+}
 
 Status CheckInputPlacements(const ProgramView& view) {
   for (const MethodView& method : view.methods) {
@@ -90,13 +167,29 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   PlanInput input;
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
-  plan.strategy = "relocate";
+  plan.strategy = StrategyName(options.strategy);
   plan.alignment = options.alignment != 0 ? options.alignment : DetectAlignment(view);
   plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
-  for (const MethodView& method : view.methods) {
-    plan.methods.push_back(RelocateMethod(method, input.shared, plan.fronts));
-  }
   plan.warnings = Warnings(input.shared);
+  if (input.shared.buffers.empty() && request.share_auto) {
+    plan.warnings.push_back(
+        "--share-auto found no named mutable buffer that appears in two or more methods: nothing "
+        "is shared, the arenas are only replanned");
+  }
+  const bool run_replan = options.strategy != Strategy::kRelocate || options.compare_strategies;
+  ReplanOptions replan_options;
+  replan_options.alignment = plan.alignment;
+  replan_options.max_steps = options.replan_max_steps;
+  replan_options.arena_limits = options.arena_limits;
+  for (const MethodView& method : view.methods) {
+    MethodPlan relocated = RelocateMethod(method, input.shared, plan.fronts);
+    std::optional<MethodReplan> replanned;
+    if (run_replan) {
+      MethodLifetimes lifetimes = ComputeLifetimes(method, SharedValues(method, input.shared));
+      replanned = ReplanMethod(method, lifetimes, input.shared, plan.fronts, replan_options);
+    }
+    plan.methods.push_back(Combine(options, relocated, replanned ? &*replanned : nullptr, &plan));
+  }
   return input;
 }
 

@@ -3,22 +3,55 @@
 // anything could be written.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "rewriter/plan.h"
 #include "rewriter/program_view.h"
+#include "rewriter/replan.h"
 #include "rewriter/result.h"
 #include "rewriter/shared_buffers.h"
 
 namespace pteshare {
 
-enum class Strategy { kRelocate };
+/// How the other tensors make room for the front regions.
+enum class Strategy {
+  /// Shift by a translation that keeps every overlap (relocate.h); needs no
+  /// lifetimes; leaves arenas without a front alone.
+  kRelocate,
+  /// Plan every arena again from the lifetimes (replan.h). Where that would
+  /// be larger than relocate, the arena takes relocate's layout (I6).
+  kReplan,
+  /// Per method and arena the smaller of the two (relocate on ties, as it
+  /// moves less).
+  kBest,
+};
+
+/// "relocate", "replan", "best".
+std::string StrategyName(Strategy strategy);
 
 struct PlanOptions {
+  /// The library default stays relocate; the command line defaults to best.
   Strategy strategy = Strategy::kRelocate;
   /// 0: detect from the input (DetectAlignment). Otherwise a power of two.
   uint64_t alignment = 0;
+  /// memory_id -> the most bytes that arena may take in any method. Misses
+  /// are listed in Plan::limit_misses (not an input error: exit 1).
+  std::map<uint32_t, uint64_t> arena_limits{};
+  /// Replan's block planner effort per arena (deterministic steps).
+  uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
+  /// Run replan even for relocate, so a report can show both sizes.
+  bool compare_strategies = false;
 };
+
+/// PlanOptions with a strategy and an alignment, the rest as defaults.
+inline PlanOptions WithStrategy(Strategy strategy, uint64_t alignment = 0) {
+  PlanOptions options;
+  options.strategy = strategy;
+  options.alignment = alignment;
+  return options;
+}
 
 /// Everything the plan was made from, kept for the verifier and reports.
 struct PlanInput {

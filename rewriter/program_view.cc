@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rewriter/wire.h"
 #include "tensor_nbytes.h"
 
 namespace pteshare {
@@ -75,7 +76,10 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
   }
   if (const auto* sizes = plan.non_const_buffer_sizes()) {
     for (flatbuffers::uoffset_t i = 1; i < sizes->size(); ++i) {
-      int64_t size = sizes->Get(i);
+      // Byte-wise: the verifier checks a vector's length field for 4-byte
+      // alignment only, so a hostile file can put these int64s at 4 mod 8.
+      const auto size = static_cast<int64_t>(
+          wire::LoadU64(reinterpret_cast<const uint8_t*>(sizes->Data()) + 8 * size_t{i}));
       if (size < 0) {
         return Error{"method " + method.name + ": arena " + std::to_string(i) +
                      " has negative size " + std::to_string(size)};

@@ -1,12 +1,80 @@
 #include "rewriter/pte_file.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <boost/interprocess/file_mapping.hpp>
 #include <boost/interprocess/mapped_region.hpp>
 #include <system_error>
 
+#include "rewriter/file_io.h"
+
 namespace pteshare {
 namespace bip = boost::interprocess;
 namespace fs = std::filesystem;
+
+// The read-only copy: an anonymous private reservation of the file's size
+// (MAP_NORESERVE: pages cost memory only once written, so the segment part
+// costs nothing), and the descriptor it was read from, kept open as a
+// mapping would keep it (closing any descriptor of the file would drop an
+// fcntl lock this process holds on it, writer_lock.h).
+struct PteFile::Snapshot {
+  UniqueFd fd;
+  void* address = MAP_FAILED;
+  size_t size = 0;
+
+  ~Snapshot() {
+    if (address != MAP_FAILED) ::munmap(address, size);
+  }
+  uint8_t* data() const { return static_cast<uint8_t*>(address); }
+};
+
+namespace {
+
+// Read once the header is known: the first bytes of the file, enough for
+// the extended header (and a little more, so a small file is read whole).
+constexpr uint64_t kFirstRead = 4096;
+
+}  // namespace
+
+// Reads [0, program_size) of the `size`-byte file `path` into a snapshot. A
+// file that is shorter than `size` by the time it is read has changed under
+// us; that is an error, not a signal.
+Result<std::unique_ptr<PteFile::Snapshot>> PteFile::ReadSnapshot(const fs::path& path,
+                                                                 uint64_t size) {
+  auto snapshot = std::make_unique<Snapshot>();
+  Result<UniqueFd> fd = OpenFd(path, O_RDONLY);
+  if (!fd.ok()) return fd.error();
+  snapshot->fd = std::move(fd).value();
+  snapshot->size = static_cast<size_t>(size);
+  snapshot->address = ::mmap(nullptr, snapshot->size, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (snapshot->address == MAP_FAILED) {
+    return Error{"cannot reserve " + std::to_string(size) + " bytes of address space for the file"};
+  }
+  const auto changed = [](const Error& e) {
+    return Error{"the file changed while being read (another process truncated it?): " + e.message};
+  };
+  uint64_t read = std::min(size, kFirstRead);
+  Status first = ReadAt(snapshot->fd.get(), 0, {snapshot->data(), read});
+  if (!first.ok()) return changed(first.error());
+  // The flatbuffer's extent, as ReadPteLayout will judge it; a bad header
+  // is its job to report, and no more than the file (or the verifier's
+  // limit) is ever read.
+  uint64_t program_size = size;
+  if (Result<ExtendedHeader> header = ReadExtendedHeader({snapshot->data(), read});
+      header.ok() && header->present) {
+    program_size = header->program_size;
+  }
+  program_size = std::min<uint64_t>({program_size, size, FLATBUFFERS_MAX_BUFFER_SIZE});
+  if (program_size > read) {
+    Status rest = ReadAt(snapshot->fd.get(), read, {snapshot->data() + read, program_size - read});
+    if (!rest.ok()) return changed(rest.error());
+  }
+  ::mprotect(snapshot->address, snapshot->size, PROT_READ);
+  return snapshot;
+}
 
 PteFile::PteFile(PteFile&&) noexcept = default;
 PteFile& PteFile::operator=(PteFile&&) noexcept = default;
@@ -30,19 +98,26 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
     const fb::Program* ignored = nullptr;
     return ReadPteLayout({}, &ignored).error();
   }
-  const bip::mode_t access = mode == Mode::kReadWrite ? bip::read_write : bip::read_only;
-  try {
-    file.mapping_ = std::make_unique<bip::file_mapping>(path.c_str(), access);
-    file.region_ =
-        std::make_unique<bip::mapped_region>(*file.mapping_, access, 0, static_cast<size_t>(size));
-  } catch (const bip::interprocess_exception& e) {
-    return Error{std::string("cannot map the file: ") + e.what()};
+  if (mode == Mode::kReadOnly) {
+    Result<std::unique_ptr<Snapshot>> snapshot = ReadSnapshot(path, size);
+    if (!snapshot.ok()) return snapshot.error();
+    file.snapshot_ = std::move(snapshot).value();
+    file.data_ = file.snapshot_->data();
+    file.size_ = file.snapshot_->size;
+  } else {
+    try {
+      file.mapping_ = std::make_unique<bip::file_mapping>(path.c_str(), bip::read_write);
+      file.region_ = std::make_unique<bip::mapped_region>(*file.mapping_, bip::read_write, 0,
+                                                          static_cast<size_t>(size));
+    } catch (const bip::interprocess_exception& e) {
+      return Error{std::string("cannot map the file: ") + e.what()};
+    }
+    file.data_ = static_cast<uint8_t*>(file.region_->get_address());
+    file.size_ = file.region_->get_size();
+    // Only the flatbuffer is read; tell the kernel not to read ahead into
+    // the segments.
+    file.region_->advise(bip::mapped_region::advice_random);
   }
-  file.data_ = static_cast<uint8_t*>(file.region_->get_address());
-  file.size_ = file.region_->get_size();
-  // Only the flatbuffer is read; tell the kernel not to read ahead into the
-  // segments.
-  file.region_->advise(bip::mapped_region::advice_random);
 
   Result<PteLayout> layout = ReadPteLayout(file.bytes(), &file.program_);
   if (!layout.ok()) return layout.error();

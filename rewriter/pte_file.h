@@ -1,7 +1,15 @@
-// PteFile: a .pte file memory-mapped through Boost.Interprocess, with its
-// layout checked and its flatbuffer verified before anyone reads a field.
-// Segment bytes are mapped but never touched, so opening a file with
-// gigabytes of weights costs only the flatbuffer's pages.
+// PteFile: a .pte file with its layout checked and its flatbuffer verified
+// before anyone reads a field.
+//
+// Read-only (every command): the flatbuffer [0, program_size) is read with
+// pread into private memory, inside an anonymous reservation as large as the
+// file whose segment part is never touched (so opening a file with gigabytes
+// of weights costs only the flatbuffer's bytes). Nothing reads the file
+// through a shared mapping, so a file that another process truncates while
+// pteshare works on it gives a clean error (a short read) or a consistent
+// snapshot, never SIGBUS. Segment bytes are not in the snapshot: the writer
+// copies them from the file itself.
+// Read-write: the file is memory-mapped through Boost.Interprocess.
 #pragma once
 
 #include <filesystem>
@@ -32,7 +40,8 @@ class PteFile {
 
   const std::filesystem::path& path() const { return path_; }
   Mode mode() const { return mode_; }
-  /// The whole file.
+  /// The whole file's extent. Read-only: [0, program_size) holds the bytes
+  /// read at Open (plus up to 4 KiB after them); the rest reads as zeros.
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   /// The whole file, writable through the mapping (kReadWrite only).
   std::span<uint8_t> mutable_bytes();
@@ -47,11 +56,15 @@ class PteFile {
 
  private:
   PteFile() = default;
+  struct Snapshot;  // the read-only copy and the descriptor it came from
+  static Result<std::unique_ptr<Snapshot>> ReadSnapshot(const std::filesystem::path& path,
+                                                        uint64_t size);
 
   std::filesystem::path path_;
   Mode mode_ = Mode::kReadOnly;
   std::unique_ptr<boost::interprocess::file_mapping> mapping_;
   std::unique_ptr<boost::interprocess::mapped_region> region_;
+  std::unique_ptr<Snapshot> snapshot_;
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   PteLayout layout_;

@@ -137,6 +137,13 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
     uint64_t grown = plan.arena_sizes_before[i] + arenas[i]->front_size;
     uint64_t given_back = arenas[i]->ReclaimedTotal() + arenas[i]->floor;
     uint64_t size = grown > given_back ? grown - given_back : 0;
+    if (arenas[i]->moved_ranges.empty()) {
+      // Only shared buffers here, all going to the front: the arena needs
+      // the front and keeps its size. The arithmetic above would count a
+      // slot an earlier rewrite kept free (for a buffer this method lacks)
+      // as tail padding and grow the arena again on every rewrite (I7).
+      size = std::max(plan.arena_sizes_before[i], arenas[i]->front_size);
+    }
     plan.arena_sizes_after[i] = std::max(size, highest_end[i]);
   }
   return plan;

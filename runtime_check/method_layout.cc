@@ -2,6 +2,7 @@
 
 #include "tensor_nbytes.h"
 
+#include <cstring>
 #include <limits>
 
 #include "runtime_check/findings.h"
@@ -123,7 +124,11 @@ MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
   // Entry 0 of non_const_buffer_sizes is reserved; entry i is memory_id i.
   if (const auto* sizes = plan.non_const_buffer_sizes()) {
     for (flatbuffers::uoffset_t id = 1; id < sizes->size(); ++id) {
-      const int64_t size = sizes->Get(id);
+      // Byte-wise: the FlatBuffers verifier checks a vector's length field
+      // for 4-byte alignment only, so hostile bytes can put these int64s
+      // at 4 mod 8, where a plain load is undefined behaviour.
+      int64_t size = 0;
+      std::memcpy(&size, sizes->Data() + sizeof(int64_t) * id, sizeof size);
       if (size >= 0) {
         method.arena_sizes.emplace_back(static_cast<uint64_t>(size));
         continue;

@@ -169,7 +169,9 @@ TEST(Patcher, SharedTableIsNotOverwrittenWhenItsTensorsDisagree) {
 
   Plan plan;
   for (const MethodView& m : in.view.methods) {
-    MethodPlan mp{m.name, m.index, {}, {}, {}};
+    MethodPlan mp;
+    mp.name = m.name;
+    mp.method_index = m.index;
     for (const Arena& a : m.arenas) mp.arena_sizes_before.push_back(a.size);
     mp.arena_sizes_after = mp.arena_sizes_before;
     for (const TensorValue& t : m.tensors) {

@@ -58,10 +58,10 @@ TEST(PlanCommand, SharingByNameSelectsOnlyThoseBuffers) {
   EXPECT_FALSE(Contains(out.out, "layers.0.attention.kv_cache.v_cache  "));
 }
 
-TEST(PlanCommand, UnnamedProgramNeedsNames) {
+TEST(PlanCommand, UnnamedProgramNeedsNamesForRelocate) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {"--unnamed"});
-  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "relocate"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--share-auto found no named mutable buffer")) << out.err;
 }
@@ -75,10 +75,10 @@ TEST(PlanCommand, UnknownNameIsExitTwoWithOneLine) {
                          ": shared buffer 'kv' is not the name of a tensor in any method\n");
 }
 
-TEST(PlanCommand, NothingChosenIsExitTwo) {
+TEST(PlanCommand, NothingChosenIsExitTwoForRelocate) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});
-  CommandOutput out = RunTool("pteshare", {"plan", file});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--strategy", "relocate"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "no shared buffer chosen")) << out.err;
 }
@@ -105,6 +105,86 @@ TEST(PlanCommand, SamePlanEveryRun) {
   CommandOutput a = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
   CommandOutput b = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
   EXPECT_EQ(a.out, b.out);
+}
+
+TEST(PlanCommand, ShowsLowerBoundAndWhatEachStrategyGivesPerArena) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "plan (strategy best, alignment 256)")) << out.out;
+  EXPECT_TRUE(Contains(out.out,
+                       "arena 1 CPU     425,984 -> 409,600 bytes (-16,384), front 131,072; LB "
+                       "409,600, relocate 425,984, replan 409,600 -> replan"))
+      << out.out;
+  EXPECT_TRUE(Contains(out.out, "verified: I1 I2 I3 I4 I5 I6 hold"));
+}
+
+TEST(PlanCommand, JsonCarriesLowerBoundAndStrategySizes) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  for (const char* part :
+       {"\"strategy\": \"best\"", "\"size_before\": 425984", "\"size_after\": 409600",
+        "\"strategy\": \"replan\"", "\"lower_bound\": 409600", "\"size_relocate\": 425984",
+        "\"size_replan\": 409600", "\"verified\": true"}) {
+    EXPECT_TRUE(Contains(out.out, part)) << part << "\n" << out.out;
+  }
+}
+
+TEST(PlanCommand, StrategyRelocateStillShowsWhatReplanWouldGive) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "relocate"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out,
+                       "425,984 -> 425,984 bytes (unchanged), front 131,072; LB 409,600, "
+                       "relocate 425,984, replan 409,600 -> relocate"))
+      << out.out;
+}
+
+TEST(PlanCommand, CnnWithoutStateIsReplannedWithNothingShared) {
+  TempDir dir;
+  std::string file = (dir / "cnn.pte").string();
+  ASSERT_EQ(RunTool("pte-synth", {"cnn", "-o", file}).exit_status, 0);
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--strategy", "replan"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out,
+                       "arena 1 CPU     327,680 -> 262,144 bytes (-65,536); LB 262,144, "
+                       "relocate 327,680, replan 262,144 -> replan"))
+      << out.out;
+  EXPECT_FALSE(Contains(out.out, "front region"));
+}
+
+TEST(PlanCommand, ArenaLimitNoPlanMeetsIsExitOneWithTheMiss) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=400000"});
+  EXPECT_EQ(out.exit_status, 1);
+  EXPECT_TRUE(Contains(out.err, "pteshare: " + file +
+                                    ": no plan fits --arena-limit: method prefill: arena 1 needs "
+                                    "409600 bytes (relocate 425984, replan 409600), over its "
+                                    "limit of 400000 by 9600 bytes"))
+      << out.err;
+  EXPECT_TRUE(out.out.empty()) << out.out;
+}
+
+TEST(PlanCommand, ArenaLimitThatFitsIsExitZero) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=409600"});
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+}
+
+TEST(PlanCommand, BadArenaLimitIsExitTwo) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1:5"});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Contains(out.err, "--arena-limit '1:5': expected ID=BYTES")) << out.err;
 }
 
 }  // namespace

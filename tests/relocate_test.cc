@@ -18,7 +18,7 @@ using testing::Load;
 constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 
 PlanInput PlanOk(const ProgramView& view, ShareRequest request, uint64_t alignment = 16) {
-  Result<PlanInput> input = MakePlan(view, request, PlanOptions{Strategy::kRelocate, alignment});
+  Result<PlanInput> input = MakePlan(view, request, WithStrategy(Strategy::kRelocate, alignment));
   EXPECT_TRUE(input.ok()) << input.error().message;
   if (!input.ok()) return {};
   for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {

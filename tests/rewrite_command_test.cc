@@ -111,8 +111,8 @@ TEST(RewriteCommand, RoundTripPutsSharedBuffersAtTheFrontOfEveryMethod) {
 TEST(RewriteCommand, JsonCarriesTheFactsAndThePlan) {
   TempDir dir;
   fs::path in = SynthLlm(dir, "llm.pte");
-  CommandOutput out =
-      RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "--in-place", "--json"});
+  CommandOutput out = RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "--in-place",
+                                           "--json", "--strategy", "relocate"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   for (const char* key :
        {"\"output\": null", "\"in_place\": true", "\"changed\": true", "\"shared_buffers\": 4",

@@ -86,8 +86,8 @@ TEST(Writer, CopyAndInPlaceGiveIdenticalVerifiedBytesOnEveryPath) {
 
 CommandOutput RewriteInPlace(const fs::path& file, const std::string& crash_at = "") {
   if (!crash_at.empty()) ::setenv("PTESHARE_TEST_CRASH_AT", crash_at.c_str(), 1);
-  CommandOutput out =
-      RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--share", kCacheName});
+  CommandOutput out = RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--strategy",
+                                           "relocate", "--share", kCacheName});
   ::unsetenv("PTESHARE_TEST_CRASH_AT");
   return out;
 }

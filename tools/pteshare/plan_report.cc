@@ -1,5 +1,6 @@
 #include "tools/pteshare/plan_report.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "tools/pteshare/command_registry.h"
@@ -14,24 +15,83 @@ size_t MovedCount(const MethodPlan& m) {
   return moved;
 }
 
+// "; LB 900, relocate 1,234, replan 1,000 -> replan": what each strategy
+// gives the arena, when replan ran.
+std::string StrategySizes(const MethodPlan& m, size_t i) {
+  if (i >= m.arena_lower_bounds.size() || i >= m.arena_sizes_replan.size()) return "";
+  std::string text = "; LB " + Grouped(m.arena_lower_bounds[i]) + ", relocate " +
+                     Grouped(m.arena_sizes_relocate[i]) + ", replan ";
+  text += m.arena_sizes_replan[i] ? Grouped(*m.arena_sizes_replan[i]) : "-";
+  if (i < m.arena_strategies.size()) text += " -> " + m.arena_strategies[i];
+  return text;
+}
+
 }  // namespace
 
 void PlanningOptions::AddTo(CLI::App* command) {
   command
       ->add_option("--strategy", strategy,
                    "How to make room for the front regions. relocate: shift the other tensors "
-                   "by a translation that keeps every overlap (safe without lifetimes)")
-      ->check(CLI::IsMember({"relocate"}))
-      ->default_str("relocate");
+                   "by a translation that keeps every overlap (needs no lifetimes; arenas "
+                   "without a front stay as they are). replan: plan every arena again from the "
+                   "tensors' lifetimes (smaller arenas; never larger than relocate). best: per "
+                   "method and arena the smaller of the two")
+      ->check(CLI::IsMember({"relocate", "replan", "best"}))
+      ->default_str("best");
   command->add_option("--alignment", alignment,
                       "Alignment of the shared slots, a power of two (default: detected from the "
                       "input, the largest power of two >= 16 dividing every planned offset)");
+  command
+      ->add_option("--arena-limit", arena_limits,
+                   "Arena ID may take at most BYTES in every method (repeatable); if no plan "
+                   "fits, exit 1 saying by how much it misses")
+      ->type_name("ID=BYTES");
 }
+
+namespace {
+
+Result<std::pair<uint32_t, uint64_t>> ParseArenaLimit(const std::string& text) {
+  const size_t eq = text.find('=');
+  uint32_t id = 0;
+  uint64_t bytes = 0;
+  bool ok = eq != std::string::npos && eq > 0 && eq + 1 < text.size();
+  if (ok) {
+    auto [id_end, id_ec] = std::from_chars(text.data(), text.data() + eq, id);
+    auto [bytes_end, bytes_ec] =
+        std::from_chars(text.data() + eq + 1, text.data() + text.size(), bytes);
+    ok = id_ec == std::errc() && id_end == text.data() + eq && bytes_ec == std::errc() &&
+         bytes_end == text.data() + text.size();
+  }
+  if (!ok) return Error{"--arena-limit '" + text + "': expected ID=BYTES, e.g. 1=1048576"};
+  if (id == 0) return Error{"--arena-limit '" + text + "': arena ids start at 1"};
+  return std::make_pair(id, bytes);
+}
+
+}  // namespace
 
 Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
   PlanOptions options;
-  options.strategy = Strategy::kRelocate;
+  if (strategy == "relocate") {
+    options.strategy = Strategy::kRelocate;
+  } else if (strategy == "replan") {
+    options.strategy = Strategy::kReplan;
+  } else if (strategy == "best") {
+    options.strategy = Strategy::kBest;
+  } else {
+    return Error{"--strategy '" + strategy + "': expected relocate, replan or best"};
+  }
   options.alignment = alignment;
+  options.compare_strategies = compare_strategies;
+  for (const std::string& text : arena_limits) {
+    Result<std::pair<uint32_t, uint64_t>> limit = ParseArenaLimit(text);
+    if (!limit.ok()) return limit.error();
+    auto [it, fresh] = options.arena_limits.insert(*limit);
+    if (!fresh && it->second != limit->second) {
+      return Error{"--arena-limit: arena " + std::to_string(limit->first) +
+                   " is given two limits, " + std::to_string(it->second) + " and " +
+                   std::to_string(limit->second)};
+    }
+  }
   return options;
 }
 
@@ -45,10 +105,19 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
     outcome.exit_status = kExitBadInput;
     return outcome;
   }
+  // Replanning alone shrinks arenas: sharing nothing is a valid request.
+  request->allow_none = options->strategy != Strategy::kRelocate;
   Result<PlanInput> input = MakePlan(view, *request, *options);
   if (!input.ok()) {
     PrintFileError(file, input.error());
     outcome.exit_status = kExitBadInput;
+    return outcome;
+  }
+  if (!input->plan.limit_misses.empty()) {
+    for (const std::string& miss : input->plan.limit_misses) {
+      PrintFileError(file, Error{"no plan fits --arena-limit: " + miss});
+    }
+    outcome.exit_status = kExitFindings;
     return outcome;
   }
   outcome.violations = VerifyPlan(view, input->shared, input->plan);
@@ -92,10 +161,11 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
                     Grouped(m.arena_sizes_after[i] > m.arena_sizes_before[i]
                                 ? m.arena_sizes_after[i] - m.arena_sizes_before[i]
                                 : m.arena_sizes_before[i] - m.arena_sizes_after[i]);
-      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s\n", id,
+      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
                   DeviceName(static_cast<int8_t>(arena->device), arena->device_index).c_str(),
                   Grouped(m.arena_sizes_before[i]).c_str(), Grouped(m.arena_sizes_after[i]).c_str(),
-                  change.c_str(), f ? (", front " + Grouped(f->size)).c_str() : "");
+                  change.c_str(), f ? (", front " + Grouped(f->size)).c_str() : "",
+                  StrategySizes(m, i).c_str());
     }
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[m.method_index];
@@ -151,8 +221,19 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome&
           .Field("device", DeviceName(static_cast<int8_t>(arena->device), arena->device_index))
           .Field("size_before", m.arena_sizes_before[i])
           .Field("size_after", m.arena_sizes_after[i])
-          .Field("front", f ? f->size : uint64_t{0})
-          .EndObject();
+          .Field("front", f ? f->size : uint64_t{0});
+      if (i < m.arena_strategies.size()) json.Field("strategy", m.arena_strategies[i]);
+      if (i < m.arena_lower_bounds.size()) json.Field("lower_bound", m.arena_lower_bounds[i]);
+      if (i < m.arena_sizes_relocate.size()) json.Field("size_relocate", m.arena_sizes_relocate[i]);
+      if (i < m.arena_sizes_replan.size()) {
+        json.Key("size_replan");
+        if (m.arena_sizes_replan[i]) {
+          json.Uint(*m.arena_sizes_replan[i]);
+        } else {
+          json.Null();
+        }
+      }
+      json.EndObject();
     }
     json.EndArray();
     json.Key("shared").BeginArray();

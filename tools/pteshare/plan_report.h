@@ -15,12 +15,18 @@
 
 namespace pteshare::cli {
 
-/// --strategy and --alignment, shared by the planning commands.
+/// --strategy, --alignment and --arena-limit, shared by the planning
+/// commands.
 struct PlanningOptions {
-  std::string strategy = "relocate";
+  std::string strategy = "best";
   uint64_t alignment = 0;
+  std::vector<std::string> arena_limits;  // --arena-limit ID=BYTES, raw text
+  /// Also run the strategy not chosen, so the report shows both sizes
+  /// (`pteshare plan` does; rewrite need not pay for it).
+  bool compare_strategies = false;
 
   void AddTo(CLI::App* command);
+  /// Parses --strategy and every --arena-limit; an error names the bad one.
   Result<PlanOptions> ToPlanOptions() const;
 };
 
@@ -31,8 +37,10 @@ struct PlanOutcome {
   std::vector<PlanViolation> violations;
 };
 
-/// Plans `program` and verifies the plan; prints input errors and
-/// violations on stderr naming `file`.
+/// Plans `program` and verifies the plan; prints input errors, arena-limit
+/// misses (exit 1, no plan) and violations on stderr naming `file`. With
+/// replan or best, choosing no shared buffer is allowed (the arenas are
+/// just replanned).
 PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
                           const ShareOptions& share, const PlanningOptions& planning);
 

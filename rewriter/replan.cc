@@ -1,0 +1,255 @@
+#include "rewriter/replan.h"
+
+#include <algorithm>
+
+#include "rewriter/block_planner.h"
+#include "rewriter/front_region.h"
+
+namespace pteshare {
+namespace {
+
+uint64_t AlignDown(uint64_t value, uint64_t alignment) { return value / alignment * alignment; }
+
+std::string ValueLabel(const MethodView& method, uint32_t value_index) {
+  std::string label = "method " + method.name + ", value " + std::to_string(value_index);
+  const TensorValue* t = method.tensor(value_index);
+  if (t != nullptr && !t->name.empty()) label += " (" + std::string(t->name) + ")";
+  return label;
+}
+
+// A method uses an arena when it gives it memory or plans a tensor in it;
+// only then does it keep the front region free (as relocate decides).
+bool UsesArena(const MethodView& method, uint32_t memory_id) {
+  const Arena* arena = method.arena(memory_id);
+  if (arena == nullptr) return false;
+  if (arena->size > 0) return true;
+  return std::any_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
+    return t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id;
+  });
+}
+
+// The front slot of the shared buffer held in value `value_index`, if any.
+const FrontSlot* SlotOfValue(const MethodView& method, const SharedBufferSet& shared,
+                             const FrontRegion& front, uint32_t value_index) {
+  for (const SharedBuffer& b : shared.buffers) {
+    if (b.memory_id != front.memory_id || b.value_in_method[method.index] != value_index) continue;
+    for (const FrontSlot& s : front.slots) {
+      if (s.name == b.name) return &s;
+    }
+  }
+  return nullptr;
+}
+
+class ArenaReplanner {
+ public:
+  ArenaReplanner(const MethodView& method, const MethodLifetimes& lifetimes,
+                 const SharedBufferSet& shared, const FrontRegion* front,
+                 const ReplanOptions& options, uint32_t memory_id,
+                 std::vector<std::optional<uint64_t>>* new_offsets)
+      : method_(method),
+        lifetimes_(lifetimes),
+        shared_(shared),
+        front_(front),
+        options_(options),
+        memory_id_(memory_id),
+        new_offsets_(*new_offsets) {}
+
+  ArenaReplan Run() {
+    ArenaReplan out;
+    out.memory_id = memory_id_;
+    out.size = method_.arena(memory_id_)->size;
+    if (memory_id_ <= lifetimes_.lower_bound.size()) {
+      out.lower_bound = lifetimes_.lower_bound[memory_id_ - 1];
+    }
+    std::vector<const AliasGroup*> groups;
+    for (const AliasGroup& g : lifetimes_.groups) {
+      if (g.memory_id == memory_id_) groups.push_back(&g);
+    }
+    const bool has_front = front_ != nullptr && UsesArena(method_, memory_id_);
+    if (!has_front && groups.empty()) {
+      out.why_not = "nothing planned in it";
+      return out;
+    }
+    if (front_ != nullptr && !has_front) {
+      out.why_not = "the method does not use it, so its front region stays out of it";
+      return out;
+    }
+
+    BlockProblem problem;
+    problem.alignment = options_.alignment;
+    const Lifespan always{0, lifetimes_.last_instruction() + 1};
+    if (has_front && front_->size > 0) problem.blocks.push_back({"front", always, front_->size, 0});
+    std::vector<const AliasGroup*> free_groups;
+    for (const AliasGroup* g : groups) {
+      std::optional<std::string> problem_with_slot;
+      if (PlaceInSlot(*g, &problem_with_slot)) continue;
+      if (problem_with_slot) {
+        out.why_not = *problem_with_slot;
+        out.refused = true;
+        return out;
+      }
+      const uint64_t base = AlignDown(g->offset, options_.alignment);
+      problem.blocks.push_back({"group of value " + std::to_string(g->members.front()),
+                                Lifespan{g->live.first, g->live.last + 1}, g->end - base,
+                                std::nullopt});
+      free_groups.push_back(g);
+    }
+
+    BlockPlannerOptions planner;
+    planner.seed = options_.seed;
+    planner.max_steps = free_groups.size() > options_.max_searched_blocks ? 0 : options_.max_steps;
+    Result<BlockPlan> plan = PlanBlocks(problem, planner);
+    if (!plan.ok()) {  // only an invalid problem can fail without a capacity
+      out.why_not = "the block planner refused it: " + plan.error().message;
+      out.refused = true;
+      return out;
+    }
+    if (auto limit = options_.arena_limits.find(memory_id_); limit != options_.arena_limits.end()) {
+      FitLimit(problem, planner, limit->second, &plan.value(), &out);
+    }
+
+    const size_t first_free = problem.blocks.size() - free_groups.size();
+    for (size_t i = 0; i < free_groups.size(); ++i) {
+      const AliasGroup& g = *free_groups[i];
+      const uint64_t block_offset = plan->solution.offsets[first_free + i];
+      const uint64_t base = AlignDown(g.offset, options_.alignment);
+      for (uint32_t v : g.members) {
+        new_offsets_[v] = block_offset + (method_.tensor(v)->placement.offset - base);
+      }
+    }
+    PlaceZeroByteTensors();
+    out.replanned = true;
+    out.lower_bound = plan->lower_bound;
+    out.size =
+        AlignUp(std::max(plan->solution.height, has_front ? front_->size : 0), options_.alignment);
+    return out;
+  }
+
+ private:
+  // A group holding a shared buffer stays rigid around it in its slot.
+  // Returns false for a group without one; sets `problem` when the group
+  // cannot follow its buffer.
+  bool PlaceInSlot(const AliasGroup& g, std::optional<std::string>* problem) {
+    if (front_ == nullptr) return false;
+    const FrontSlot* slot = nullptr;
+    uint32_t buffer_value = 0;
+    for (uint32_t v : g.members) {
+      const FrontSlot* s = SlotOfValue(method_, shared_, *front_, v);
+      if (s == nullptr) continue;
+      if (slot != nullptr) {
+        *problem = ValueLabel(method_, buffer_value) + " and " + ValueLabel(method_, v) +
+                   " are two shared buffers in one alias group";
+        return false;
+      }
+      slot = s;
+      buffer_value = v;
+    }
+    if (slot == nullptr) return false;
+    const Placement& buffer = method_.tensor(buffer_value)->placement;
+    for (uint32_t v : g.members) {
+      const Placement& p = method_.tensor(v)->placement;
+      if (p.offset < buffer.offset || p.end() > buffer.end()) {
+        *problem = ValueLabel(method_, v) + " aliases shared buffer '" + slot->name +
+                   "' but lies outside it";
+        return false;
+      }
+      new_offsets_[v] = slot->offset + (p.offset - buffer.offset);
+    }
+    return true;
+  }
+
+  // The plan misses `limit`: search for one that fits it, and say by how
+  // much it misses if none is found.
+  void FitLimit(BlockProblem problem, const BlockPlannerOptions& planner, uint64_t limit,
+                BlockPlan* plan, ArenaReplan* out) {
+    if (AlignUp(plan->solution.height, options_.alignment) <= limit) return;
+    problem.capacity = AlignDown(limit, options_.alignment);
+    Result<BlockPlan> fitted = PlanBlocks(problem, planner);
+    if (fitted.ok()) {
+      *plan = std::move(fitted).value();
+      return;
+    }
+    out->limit_miss = fitted.error().message;
+  }
+
+  void PlaceZeroByteTensors() {
+    // Non-empty tensors of the arena by input offset, with the running
+    // highest end and whose it is: the tensor reaching furthest among
+    // those starting at or below a point contains it if anything does.
+    std::vector<const TensorValue*> sized;
+    for (const TensorValue& t : method_.tensors) {
+      if (t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id_) sized.push_back(&t);
+    }
+    std::stable_sort(sized.begin(), sized.end(), [](const TensorValue* a, const TensorValue* b) {
+      return a->placement.offset < b->placement.offset;
+    });
+    std::vector<const TensorValue*> furthest;
+    for (const TensorValue* t : sized) {
+      furthest.push_back(furthest.empty() || t->placement.end() > furthest.back()->placement.end()
+                             ? t
+                             : furthest.back());
+    }
+    for (const TensorValue& t : method_.tensors) {
+      if (!t.planned || t.nbytes > 0 || t.placement.memory_id != memory_id_) continue;
+      const uint64_t at = t.placement.offset;
+      auto it = std::upper_bound(
+          sized.begin(), sized.end(), at,
+          [](uint64_t o, const TensorValue* s) { return o < s->placement.offset; });
+      const TensorValue* container =
+          it == sized.begin() ? nullptr : furthest[static_cast<size_t>(it - sized.begin()) - 1];
+      if (container != nullptr && container->placement.end() > at) {
+        new_offsets_[t.value_index] =
+            *new_offsets_[container->value_index] + (at - container->placement.offset);
+      } else {
+        new_offsets_[t.value_index] = 0;
+      }
+    }
+  }
+
+  const MethodView& method_;
+  const MethodLifetimes& lifetimes_;
+  const SharedBufferSet& shared_;
+  const FrontRegion* front_;
+  const ReplanOptions& options_;
+  const uint32_t memory_id_;
+  std::vector<std::optional<uint64_t>>& new_offsets_;
+};
+
+}  // namespace
+
+MethodReplan ReplanMethod(const MethodView& method, const MethodLifetimes& lifetimes,
+                          const SharedBufferSet& shared, const std::vector<FrontRegion>& fronts,
+                          const ReplanOptions& options) {
+  MethodReplan out;
+  MethodPlan& plan = out.plan;
+  plan.name = method.name;
+  plan.method_index = method.index;
+  std::vector<std::optional<uint64_t>> new_offsets(method.value_count);
+  for (const Arena& a : method.arenas) {
+    const FrontRegion* front = nullptr;
+    for (const FrontRegion& f : fronts) {
+      if (f.memory_id == a.memory_id) front = &f;
+    }
+    std::vector<std::optional<uint64_t>> arena_offsets(method.value_count);
+    ArenaReplan arena =
+        ArenaReplanner(method, lifetimes, shared, front, options, a.memory_id, &arena_offsets)
+            .Run();
+    if (arena.replanned) {
+      for (size_t v = 0; v < arena_offsets.size(); ++v) {
+        if (arena_offsets[v]) new_offsets[v] = arena_offsets[v];
+      }
+    }
+    plan.arena_sizes_before.push_back(a.size);
+    plan.arena_sizes_after.push_back(arena.size);
+    out.arenas.push_back(std::move(arena));
+  }
+  for (const TensorValue& t : method.tensors) {
+    if (!t.planned) continue;
+    TensorMove move{t.value_index, t.placement, t.placement};
+    if (new_offsets[t.value_index]) move.after.offset = *new_offsets[t.value_index];
+    plan.moves.push_back(move);
+  }
+  return out;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,186 @@
+// Lifetimes + replan on whole programs: the synthetic LLM (8 and 32
+// layers) and CNN, and a 10k-tensor method. Counters per program (summed
+// over methods and arenas): input, relocate and replan arena bytes, the
+// lower bound, replan's overhead over it, and planned tensors per method.
+// The target measured here, not in a timed test: 10k planned tensors per
+// method planned in under 1 s.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <random>
+
+#include "rewriter/lifetimes.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
+#include "rewriter/pte_layout.h"
+#include "tests/builder/operators.h"
+#include "tests/builder/program_builder.h"
+#include "tests/builder/spec_helpers.h"
+#include "tests/builder/synth_cnn.h"
+#include "tests/builder/synth_llm.h"
+
+namespace pteshare {
+namespace {
+
+struct Loaded {
+  std::vector<uint8_t> bytes;
+  ProgramView view;
+};
+
+std::unique_ptr<Loaded> Load(const Result<builder::ProgramSpec>& spec) {
+  if (!spec.ok()) return nullptr;
+  auto loaded = std::make_unique<Loaded>();
+  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(*spec);
+  if (!bytes.ok()) return nullptr;
+  loaded->bytes = std::move(bytes).value();
+  const fb::Program* program = nullptr;
+  Result<PteLayout> layout = ReadPteLayout(loaded->bytes, &program);
+  if (!layout.ok()) return nullptr;
+  Result<ProgramView> view = ReadProgramView(*program, *layout);
+  if (!view.ok()) return nullptr;
+  loaded->view = std::move(view).value();
+  return loaded;
+}
+
+/// One method of `count` float32 activations, each the sum of the previous
+/// one and one up to 64 steps back (so lifetimes vary from 1 to 64
+/// instructions), sizes 64 B to 16 KiB; the exporter-like greedy places
+/// them.
+builder::ProgramSpec LongResidualChain(int count, uint64_t seed) {
+  builder::ProgramSpec spec;
+  builder::MethodSpec& m = spec.methods.emplace_back();
+  m.name = "forward";
+  std::mt19937_64 random(seed);
+  std::vector<builder::ValueIndex> values;
+  values.push_back(builder::AddActivation(m, {16}));
+  m.inputs = {values[0]};
+  for (int i = 1; i < count; ++i) {
+    const int32_t floats = 16 * static_cast<int32_t>(1 + random() % 256);
+    builder::ValueIndex out = builder::AddActivation(m, {floats});
+    const size_t back = 1 + random() % 64;
+    builder::ValueIndex skip = values[values.size() > back ? values.size() - back : 0];
+    builder::CallOut(m, builder::ops::kAdd, {values.back(), skip}, out);
+    values.push_back(out);
+  }
+  m.outputs = {values.back()};
+  return spec;
+}
+
+void Report(benchmark::State& state, const PlanInput& input) {
+  uint64_t before = 0, relocate = 0, replan = 0, bound = 0, tensors = 0;
+  for (const MethodPlan& m : input.plan.methods) {
+    tensors = std::max<uint64_t>(tensors, m.moves.size());
+    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+      before += m.arena_sizes_before[i];
+      relocate += m.arena_sizes_relocate[i];
+      replan += m.arena_sizes_after[i];
+      bound += i < m.arena_lower_bounds.size() ? m.arena_lower_bounds[i] : 0;
+    }
+  }
+  state.counters["input"] = static_cast<double>(before);
+  state.counters["relocate"] = static_cast<double>(relocate);
+  state.counters["replan"] = static_cast<double>(replan);
+  state.counters["lower_bound"] = static_cast<double>(bound);
+  state.counters["overhead_pct"] =
+      bound ? 100.0 * (static_cast<double>(replan) - static_cast<double>(bound)) / bound : 0;
+  state.counters["tensors_per_method"] = static_cast<double>(tensors);
+}
+
+void PlanProgram(benchmark::State& state, const Loaded* program, bool share,
+                 uint64_t max_steps = ReplanOptions::kDefaultMaxSteps) {
+  if (program == nullptr) {
+    state.SkipWithError("could not build the program");
+    return;
+  }
+  ShareRequest request;
+  request.share_auto = share;
+  request.allow_none = true;
+  PlanOptions options{Strategy::kBest, 0};
+  options.replan_max_steps = max_steps;
+  PlanInput last;
+  for (auto _ : state) {
+    Result<PlanInput> input = MakePlan(program->view, request, options);
+    if (!input.ok()) {
+      state.SkipWithError(input.error().message.c_str());
+      return;
+    }
+    last = std::move(input).value();
+  }
+  Report(state, last);
+}
+
+void BM_ReplanSynthLlm(benchmark::State& state) {
+  static std::map<int64_t, std::unique_ptr<Loaded>> programs;
+  auto& program = programs[state.range(0)];
+  if (!program) {
+    program = Load(
+        builder::SynthesizeLlm(builder::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
+  }
+  PlanProgram(state, program.get(), true);
+}
+BENCHMARK(BM_ReplanSynthLlm)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
+
+void BM_ReplanSynthCnn(benchmark::State& state) {
+  static std::unique_ptr<Loaded> program = Load(builder::SynthesizeCnn(builder::CnnConfig{}));
+  PlanProgram(state, program.get(), false);
+}
+BENCHMARK(BM_ReplanSynthCnn)->Unit(benchmark::kMillisecond);
+
+// Args: tensors in the method, replan's step budget (0: the default).
+void BM_ReplanResidualChain(benchmark::State& state) {
+  static std::map<int64_t, std::unique_ptr<Loaded>> programs;
+  auto& program = programs[state.range(0)];
+  if (!program) program = Load(LongResidualChain(static_cast<int>(state.range(0)), 1));
+  const uint64_t steps = static_cast<uint64_t>(state.range(1));
+  PlanProgram(state, program.get(), false, steps ? steps : ReplanOptions::kDefaultMaxSteps);
+}
+BENCHMARK(BM_ReplanResidualChain)
+    ->Args({1000, 0})
+    ->Args({2000, 0})
+    ->Args({5000, 0})
+    ->Args({10000, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+
+void BM_Lifetimes10kTensorMethod(benchmark::State& state) {
+  static std::unique_ptr<Loaded> program = Load(LongResidualChain(10000, 1));
+  if (program == nullptr) {
+    state.SkipWithError("could not build the program");
+    return;
+  }
+  size_t groups = 0;
+  for (auto _ : state) {
+    MethodLifetimes lifetimes = ComputeLifetimes(program->view.methods[0]);
+    groups = lifetimes.groups.size();
+    benchmark::DoNotOptimize(lifetimes);
+  }
+  state.counters["groups"] = static_cast<double>(groups);
+}
+BENCHMARK(BM_Lifetimes10kTensorMethod)->Unit(benchmark::kMillisecond);
+
+// The verifier's full I3 re-derives the lifetimes and sweeps the output.
+void BM_Verify10kTensorMethod(benchmark::State& state) {
+  static std::unique_ptr<Loaded> program = Load(LongResidualChain(10000, 1));
+  if (program == nullptr) {
+    state.SkipWithError("could not build the program");
+    return;
+  }
+  ShareRequest none;
+  none.allow_none = true;
+  Result<PlanInput> input = MakePlan(program->view, none, WithStrategy(Strategy::kReplan));
+  if (!input.ok()) {
+    state.SkipWithError(input.error().message.c_str());
+    return;
+  }
+  size_t violations = 0;
+  for (auto _ : state) {
+    violations = VerifyPlan(program->view, input->shared, input->plan).size();
+  }
+  state.counters["violations"] = static_cast<double>(violations);
+}
+BENCHMARK(BM_Verify10kTensorMethod)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace pteshare
+
+BENCHMARK_MAIN();

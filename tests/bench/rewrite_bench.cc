@@ -1,0 +1,345 @@
+// What `pteshare rewrite --share-auto` costs end to end, chained the way
+// tools/pteshare/rewrite_command.cc chains it (open, plan, verify, patch,
+// write), on SynthesizeLlm programs written to disk:
+//  - Segments/*: the 8-layer program with a trailing segment of 1 MiB to
+//    1 GiB of real bytes (a pattern written once, so no hole makes a copy
+//    free). --in-place must stay flat: it writes only the flatbuffer bytes
+//    that change; -o copies every segment byte and syncs it.
+//  - Plan/*, Verify/*, Rewrite/*: 8 to 256 layers; MakePlan per strategy,
+//    VerifyPlan of that plan, and the whole rewrite -o. planned_tensors
+//    counts the planned tensors of all methods.
+// Times are wall-clock (UseRealTime): fsync waits are part of the cost.
+// Input files live in ScratchDir, made once per run, removed at exit.
+#include <fcntl.h>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewriter/file_io.h"
+#include "rewriter/journal.h"
+#include "rewriter/open_program.h"
+#include "rewriter/patcher.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
+#include "rewriter/writer.h"
+#include "rewriter/writer_lock.h"
+#include "tests/bench/scratch_dir.h"
+#include "tests/builder/program_builder.h"
+#include "tests/builder/synth_llm.h"
+
+namespace pteshare {
+namespace {
+namespace fs = std::filesystem;
+using bench::ScratchDir;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+/// Overwrites [offset, offset + length) of `path` with pseudo-random bytes
+/// (fixed seed, a different block every 8 MiB) and syncs them, so the
+/// segment occupies real disk blocks and the page cache state is the same
+/// for every size: clean pages, as after any write that finished.
+Status FillWithPattern(const fs::path& path, uint64_t offset, uint64_t length) {
+  Result<UniqueFd> fd = OpenFd(path, O_WRONLY);
+  if (!fd.ok()) return fd.error();
+  std::vector<uint8_t> block(8 * kMiB);
+  std::mt19937_64 random(20240601);
+  for (uint64_t done = 0; done < length; done += block.size()) {
+    for (size_t i = 0; i + 8 <= block.size(); i += 8) {
+      const uint64_t word = random();
+      std::copy_n(reinterpret_cast<const uint8_t*>(&word), 8, block.data() + i);
+    }
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), length - done));
+    Status written = WriteAt(fd->get(), offset + done, {block.data(), n});
+    if (!written.ok()) return written;
+  }
+  return SyncFile(fd->get());
+}
+
+/// A whole-file copy in the kernel, then synced (outside any timed region).
+Status CopyFile(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::remove(to, ec);
+  Result<UniqueFd> in = OpenFd(from, O_RDONLY);
+  if (!in.ok()) return in.error();
+  Result<uint64_t> size = FileSize(in->get());
+  if (!size.ok()) return size.error();
+  Result<UniqueFd> out = OpenFd(to, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (!out.ok()) return out.error();
+  Status grown = Truncate(out->get(), *size);
+  if (!grown.ok()) return grown;
+  Status copied = CopyRange(in->get(), 0, out->get(), 0, *size);
+  if (!copied.ok()) return copied;
+  return SyncFile(out->get());
+}
+
+/// An 8..256-layer LLM on disk; `trailing_bytes` of real data after its
+/// segments. Written once per run and kept for every benchmark using it.
+Result<fs::path> LlmFile(int32_t layers, uint64_t trailing_bytes) {
+  static std::map<std::pair<int32_t, uint64_t>, fs::path> made;
+  auto key = std::make_pair(layers, trailing_bytes);
+  if (auto it = made.find(key); it != made.end()) return it->second;
+  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm({.layers = layers});
+  if (!spec.ok()) return spec.error();
+  builder::BuildOptions options;
+  options.trailing_segment_bytes = trailing_bytes;
+  fs::path path = ScratchDir::Path() / ("llm-" + std::to_string(layers) + "-" +
+                                        std::to_string(trailing_bytes / kMiB) + "MiB.pte");
+  Result<builder::PteLayout> layout = builder::WritePteFile(*spec, options, path);
+  if (!layout.ok()) return layout.error();
+  if (trailing_bytes > 0) {
+    Status filled = FillWithPattern(path, layout->file_size - trailing_bytes, trailing_bytes);
+    if (!filled.ok()) return filled.error();
+  }
+  made.emplace(key, path);
+  return path;
+}
+
+/// What the command needs from one plan: the plan, verified.
+Result<PlanInput> PlanVerified(const ProgramView& view, Strategy strategy) {
+  ShareRequest request;
+  request.share_auto = true;
+  // As the command: only relocate needs something to share.
+  request.allow_none = strategy != Strategy::kRelocate;
+  PlanOptions options;
+  options.strategy = strategy;
+  Result<PlanInput> input = MakePlan(view, request, options);
+  if (!input.ok()) return input.error();
+  if (!input->plan.limit_misses.empty()) return Error{input->plan.limit_misses.front()};
+  std::vector<PlanViolation> violations = VerifyPlan(view, input->shared, input->plan);
+  if (!violations.empty()) {
+    return Error{"plan violates " + violations.front().invariant + ": " +
+                 violations.front().message};
+  }
+  return input;
+}
+
+/// What one rewrite did, for counters and sanity checks.
+struct RewriteFacts {
+  bool changed = false;
+  bool segments_moved = false;
+};
+
+/// `pteshare rewrite FILE --share-auto -o OUT`, without the printing.
+Result<RewriteFacts> RewriteToCopy(const fs::path& file, const fs::path& out, Strategy strategy) {
+  Result<OpenedProgram> opened = OpenProgram(file);
+  if (!opened.ok()) return opened.error();
+  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  if (!input.ok()) return input.error();
+  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
+  if (!patch.ok()) return patch.error();
+  Result<UniqueFd> source = OpenFd(file, O_RDONLY);
+  if (!source.ok()) return source.error();
+  Status written = WritePatchedCopy(source->get(), opened->file.layout(), *patch, input->plan, out);
+  if (!written.ok()) return written.error();
+  return RewriteFacts{!patch->empty(), patch->segments_move()};
+}
+
+/// `pteshare rewrite FILE --share-auto --in-place`, without the printing.
+Result<RewriteFacts> RewriteInPlace(const fs::path& file, Strategy strategy) {
+  // Taken before the program is opened so it outlives every descriptor the
+  // program holds (closing one would drop the fcntl lock).
+  Result<WriterLock> lock = WriterLock::Acquire(file);
+  if (!lock.ok()) return lock.error();
+  Result<Recovery> recovery = RecoverLocked(*lock);
+  if (!recovery.ok()) return recovery.error();
+  Result<OpenedProgram> opened = OpenProgram(file);
+  if (!opened.ok()) return opened.error();
+  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  if (!input.ok()) return input.error();
+  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
+  if (!patch.ok()) return patch.error();
+  if (patch->empty()) return RewriteFacts{};
+  Status written = WritePatchedInPlace(*lock, opened->file.layout(), *patch, input->plan);
+  if (!written.ok()) return written.error();
+  return RewriteFacts{true, patch->segments_move()};
+}
+
+/// Puts `work` back to the bytes of `pristine`. An in-place rewrite that
+/// kept the segments changed only bytes before the segment base, so those
+/// are all that is copied back; anything else (a rewrite that moved the
+/// segments and renamed a new file over `work`) gets a whole copy.
+Status Restore(const fs::path& pristine, const fs::path& work, uint64_t segment_base) {
+  std::error_code ec;
+  if (fs::file_size(work, ec) != fs::file_size(pristine) || ec) return CopyFile(pristine, work);
+  Result<UniqueFd> in = OpenFd(pristine, O_RDONLY);
+  if (!in.ok()) return in.error();
+  Result<UniqueFd> out = OpenFd(work, O_WRONLY);
+  if (!out.ok()) return out.error();
+  std::vector<uint8_t> prefix(segment_base);
+  Status read = ReadAt(in->get(), 0, prefix);
+  if (!read.ok()) return read;
+  Status written = WriteAt(out->get(), 0, prefix);
+  if (!written.ok()) return written;
+  return SyncFile(out->get());
+}
+
+uint64_t PlannedTensors(const fs::path& file) {
+  Result<OpenedProgram> opened = OpenProgram(file);
+  if (!opened.ok()) return 0;
+  uint64_t count = 0;
+  for (const MethodView& m : opened->view.methods) count += m.planned_count();
+  return count;
+}
+
+void BM_SegmentsInPlace(benchmark::State& state) {
+  const uint64_t trailing = static_cast<uint64_t>(state.range(0)) * kMiB;
+  Result<fs::path> pristine = LlmFile(8, trailing);
+  if (!pristine.ok()) return state.SkipWithError(pristine.error().message.c_str());
+  const fs::path work = ScratchDir::Path() / "in-place.pte";
+  Status copied = CopyFile(*pristine, work);
+  if (!copied.ok()) return state.SkipWithError(copied.error().message.c_str());
+  Result<OpenedProgram> opened = OpenProgram(*pristine);
+  if (!opened.ok()) return state.SkipWithError(opened.error().message.c_str());
+  const uint64_t segment_base = opened->file.layout().segment_base_offset;
+  bool moved = false;
+  for (auto _ : state) {
+    Result<RewriteFacts> facts = RewriteInPlace(work, Strategy::kRelocate);
+    state.PauseTiming();
+    // A no-op rewrite would time nothing worth knowing: the input must change.
+    if (!facts.ok() || !facts->changed) {
+      state.SkipWithError(facts.ok() ? "in-place rewrite changed nothing"
+                                     : facts.error().message.c_str());
+      break;
+    }
+    moved = moved || facts->segments_moved;
+    Status restored = Restore(*pristine, work, segment_base);
+    if (!restored.ok()) {
+      state.SkipWithError(restored.error().message.c_str());
+      break;
+    }
+    state.ResumeTiming();
+  }
+  state.counters["file_MiB"] = static_cast<double>(fs::file_size(*pristine)) / kMiB;
+  state.counters["segments_moved"] = moved ? 1 : 0;
+  std::error_code ec;
+  fs::remove(work, ec);
+}
+
+void BM_SegmentsCopy(benchmark::State& state) {
+  const uint64_t trailing = static_cast<uint64_t>(state.range(0)) * kMiB;
+  Result<fs::path> input = LlmFile(8, trailing);
+  if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
+  const fs::path out = ScratchDir::Path() / "copy-out.pte";
+  std::error_code ec;
+  for (auto _ : state) {
+    // Removing the last output is outside the timed region: a user's -o
+    // to a fresh name does not pay for freeing a gigabyte.
+    state.PauseTiming();
+    fs::remove(out, ec);
+    state.ResumeTiming();
+    Result<RewriteFacts> facts = RewriteToCopy(*input, out, Strategy::kRelocate);
+    if (!facts.ok()) {
+      state.SkipWithError(facts.error().message.c_str());
+      break;
+    }
+  }
+  state.counters["file_MiB"] = static_cast<double>(fs::file_size(*input)) / kMiB;
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(fs::file_size(*input)));
+  fs::remove(out, ec);
+}
+
+void BM_Plan(benchmark::State& state, Strategy strategy) {
+  Result<fs::path> file = LlmFile(static_cast<int32_t>(state.range(0)), 0);
+  if (!file.ok()) return state.SkipWithError(file.error().message.c_str());
+  Result<OpenedProgram> opened = OpenProgram(*file);
+  if (!opened.ok()) return state.SkipWithError(opened.error().message.c_str());
+  ShareRequest request;
+  request.share_auto = true;
+  request.allow_none = strategy != Strategy::kRelocate;
+  PlanOptions options;
+  options.strategy = strategy;
+  for (auto _ : state) {
+    Result<PlanInput> input = MakePlan(opened->view, request, options);
+    if (!input.ok()) {
+      state.SkipWithError(input.error().message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(input->plan.methods.data());
+  }
+  state.counters["planned_tensors"] = static_cast<double>(PlannedTensors(*file));
+}
+
+void BM_Verify(benchmark::State& state, Strategy strategy) {
+  Result<fs::path> file = LlmFile(static_cast<int32_t>(state.range(0)), 0);
+  if (!file.ok()) return state.SkipWithError(file.error().message.c_str());
+  Result<OpenedProgram> opened = OpenProgram(*file);
+  if (!opened.ok()) return state.SkipWithError(opened.error().message.c_str());
+  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
+  for (auto _ : state) {
+    std::vector<PlanViolation> violations = VerifyPlan(opened->view, input->shared, input->plan);
+    benchmark::DoNotOptimize(violations.data());
+  }
+  state.counters["planned_tensors"] = static_cast<double>(PlannedTensors(*file));
+}
+
+void BM_RewriteCopy(benchmark::State& state, Strategy strategy) {
+  Result<fs::path> input = LlmFile(static_cast<int32_t>(state.range(0)), 0);
+  if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
+  const fs::path out = ScratchDir::Path() / "rewrite-out.pte";
+  for (auto _ : state) {
+    Result<RewriteFacts> facts = RewriteToCopy(*input, out, strategy);
+    if (!facts.ok() || !facts->changed) {
+      state.SkipWithError(facts.ok() ? "rewrite changed nothing" : facts.error().message.c_str());
+      break;
+    }
+  }
+  state.counters["planned_tensors"] = static_cast<double>(PlannedTensors(*input));
+  state.counters["file_KiB"] = static_cast<double>(fs::file_size(*input)) / 1024;
+  std::error_code ec;
+  fs::remove(out, ec);
+}
+
+const bool registered = [] {
+  const std::vector<int64_t> segment_mib = {1, 16, 256, 1024};
+  auto* in_place = benchmark::RegisterBenchmark("Segments/in_place", BM_SegmentsInPlace);
+  auto* copy = benchmark::RegisterBenchmark("Segments/copy_o", BM_SegmentsCopy);
+  for (int64_t mib : segment_mib) {
+    in_place->Arg(mib);
+    copy->Arg(mib);
+  }
+  for (auto* b : {in_place, copy}) {
+    b->ArgName("segment_MiB")->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+
+  const std::vector<int64_t> layers = {8, 32, 64, 128, 256};
+  for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
+    const std::string name = StrategyName(strategy);
+    for (auto* b : {
+             benchmark::RegisterBenchmark(("Plan/" + name).c_str(), BM_Plan, strategy),
+             benchmark::RegisterBenchmark(("Verify/" + name).c_str(), BM_Verify, strategy),
+         }) {
+      for (int64_t n : layers) b->Arg(n);
+      b->ArgName("layers")->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
+  }
+  // The whole rewrite as `pteshare rewrite` runs it by default (best) and
+  // as the library defaults to (relocate).
+  for (Strategy strategy : {Strategy::kRelocate, Strategy::kBest}) {
+    auto* b = benchmark::RegisterBenchmark(("Rewrite/copy_o/" + StrategyName(strategy)).c_str(),
+                                           BM_RewriteCopy, strategy);
+    for (int64_t n : layers) b->Arg(n);
+    b->ArgName("layers")->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace pteshare
+
+// BENCHMARK_MAIN, plus removing the scratch folder with its gigabyte files.
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  pteshare::bench::ScratchDir::Remove();
+  return 0;
+}

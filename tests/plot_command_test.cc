@@ -1,0 +1,305 @@
+// `pteshare plot` as a user runs it on pte-synth programs: the SVG is
+// well-formed XML, has one rectangle per planned tensor (twice with a plan),
+// the front region and the panel titles; big programs stay small pictures.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "tests/test_support.h"
+
+namespace pteshare {
+namespace {
+
+using testing::CommandOutput;
+using testing::ReadFileBytes;
+using testing::RunTool;
+using testing::TempDir;
+
+std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
+  std::string path = (dir / name).string();
+  args.insert(args.begin(), "llm");
+  args.push_back("-o");
+  args.push_back(path);
+  CommandOutput out = RunTool("pte-synth", args);
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+  return path;
+}
+
+size_t Count(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// What `pteshare plot` says it drew: "(4 panels, 136 tensor rectangles,
+/// 60 smaller tensors drawn as density)".
+struct Drawn {
+  size_t rectangles = 0;
+  size_t aggregated = 0;
+};
+
+Drawn ParseSummary(const std::string& out) {
+  static const std::regex summary(
+      "([0-9]+) tensor rectangles(, ([0-9]+) smaller tensors drawn as density)?\\)");
+  std::smatch m;
+  Drawn drawn;
+  EXPECT_TRUE(std::regex_search(out, m, summary)) << out;
+  if (m.empty()) return drawn;
+  drawn.rectangles = std::stoul(m[1].str());
+  if (m[3].matched) drawn.aggregated = std::stoul(m[3].str());
+  return drawn;
+}
+
+/// Sum of "planned_tensors" over the methods `pteshare inspect --json` lists.
+size_t PlannedTensors(const std::string& file) {
+  CommandOutput out = RunTool("pteshare", {"inspect", file, "--json"});
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+  static const std::regex planned("\"planned_tensors\": ([0-9]+)");
+  size_t total = 0;
+  for (std::sregex_iterator it(out.out.begin(), out.out.end(), planned), end; it != end; ++it) {
+    total += std::stoul((*it)[1].str());
+  }
+  return total;
+}
+
+/// A small XML well-formedness check (what the SVG needs): every tag is
+/// closed in order, attribute values are quoted, '<' never appears in text
+/// or values, and every '&' starts one of the five entities or a character
+/// reference. Returns an empty string or what is wrong and where.
+std::string XmlProblem(const std::string& xml) {
+  std::vector<std::string> open;
+  auto entity_ok = [&](size_t at) {
+    static const std::regex entity("&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);");
+    return std::regex_search(xml.begin() + at, xml.begin() + std::min(xml.size(), at + 12), entity,
+                             std::regex_constants::match_continuous);
+  };
+  size_t i = 0;
+  bool root_seen = false;
+  while (i < xml.size()) {
+    if (xml[i] == '&' && !entity_ok(i)) return "bad entity at " + std::to_string(i);
+    if (xml[i] != '<') {
+      if (open.empty() && !std::isspace(static_cast<unsigned char>(xml[i]))) {
+        return "text outside the root at " + std::to_string(i);
+      }
+      ++i;
+      continue;
+    }
+    if (xml.compare(i, 4, "<!--") == 0 || xml.compare(i, 2, "<?") == 0) {
+      const std::string close = xml.compare(i, 4, "<!--") == 0 ? "-->" : "?>";
+      size_t end = xml.find(close, i);
+      if (end == std::string::npos) return "unclosed comment or declaration";
+      i = end + close.size();
+      continue;
+    }
+    const bool closing = xml.compare(i, 2, "</") == 0;
+    size_t j = i + (closing ? 2 : 1);
+    size_t name_start = j;
+    while (j < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[j])) || xml[j] == '-' ||
+                              xml[j] == ':' || xml[j] == '_')) {
+      ++j;
+    }
+    const std::string name = xml.substr(name_start, j - name_start);
+    if (name.empty()) return "tag without a name at " + std::to_string(i);
+    // Attributes: name="value".
+    for (;;) {
+      while (j < xml.size() && std::isspace(static_cast<unsigned char>(xml[j]))) ++j;
+      if (j >= xml.size()) return "unterminated tag <" + name;
+      if (xml[j] == '>' || xml.compare(j, 2, "/>") == 0) break;
+      if (closing) return "attribute in closing tag </" + name;
+      size_t eq = xml.find('=', j);
+      if (eq == std::string::npos || xml[eq + 1] != '"') {
+        return "unquoted attribute in <" + name + " at " + std::to_string(j);
+      }
+      size_t value_end = xml.find('"', eq + 2);
+      if (value_end == std::string::npos) return "unterminated attribute in <" + name;
+      for (size_t k = eq + 2; k < value_end; ++k) {
+        if (xml[k] == '<') return "'<' in an attribute of <" + name;
+        if (xml[k] == '&' && !entity_ok(k)) return "bad entity in an attribute of <" + name;
+      }
+      j = value_end + 1;
+    }
+    const bool self_closing = xml[j] == '/';
+    i = j + (self_closing ? 2 : 1);
+    if (closing) {
+      if (open.empty() || open.back() != name) return "</" + name + "> closes nothing open";
+      open.pop_back();
+    } else if (!self_closing) {
+      if (open.empty() && root_seen) return "a second root <" + name + ">";
+      root_seen = true;
+      open.push_back(name);
+    }
+  }
+  if (!open.empty()) return "<" + open.back() + "> is never closed";
+  return root_seen ? "" : "no root element";
+}
+
+/// xmllint's verdict on `path` when it is installed (libxml2-utils); the
+/// tests that need it skip without it.
+bool HaveXmllint() { return std::system("xmllint --version > /dev/null 2>&1") == 0; }
+
+TEST(PlotXmlCheck, CatchesWhatItShould) {
+  EXPECT_EQ(XmlProblem("<svg a=\"1\"><g><rect/></g><text>a &amp; b</text></svg>"), "");
+  EXPECT_NE(XmlProblem("<svg><g></svg></g>"), "");
+  EXPECT_NE(XmlProblem("<svg a=1></svg>"), "");
+  EXPECT_NE(XmlProblem("<svg><text>a & b</text></svg>"), "");
+  EXPECT_NE(XmlProblem("<svg><rect></svg>"), "");
+}
+
+TEST(PlotCommand, BeforeOnlyWithoutSharesHasOneRectanglePerPlannedTensor) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string svg_path = (dir / "layout.svg").string();
+  CommandOutput out = RunTool("pteshare", {"plot", file, "-o", svg_path});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "wrote " + svg_path)) << out.out;
+  std::string svg = ReadFileBytes(svg_path);
+  EXPECT_EQ(XmlProblem(svg), "");
+  // Every planned tensor is drawn once: as its own rectangle, or (scalars
+  // and other tensors under a pixel) in the density shade.
+  const Drawn drawn = ParseSummary(out.out);
+  EXPECT_EQ(Count(svg, "<rect class=\"tensor"), drawn.rectangles);
+  EXPECT_EQ(drawn.rectangles + drawn.aggregated, PlannedTensors(file));
+  EXPECT_GT(drawn.rectangles, 50u);
+  EXPECT_EQ(Count(svg, "class=\"front\""), 0u);
+  EXPECT_EQ(Count(svg, "class=\"panel after\""), 0u);
+  EXPECT_TRUE(Contains(svg, ">prefill - arena 1 (CPU) - before</text>")) << svg.substr(0, 2000);
+  EXPECT_TRUE(Contains(svg, ">decode - arena 1 (CPU) - before</text>"));
+  // The KV caches are mutable buffers; without --share none is "shared".
+  EXPECT_GT(Count(svg, "class=\"tensor mutable\""), 0u);
+  EXPECT_EQ(Count(svg, "class=\"tensor shared\""), 0u);
+  EXPECT_EQ(Count(svg, "class=\"bound\""), 2u);
+  // Self-contained: no link to anything outside the file.
+  EXPECT_FALSE(Contains(svg, "href"));
+  EXPECT_FALSE(Contains(svg, "<script"));
+}
+
+TEST(PlotCommand, ShareAutoDrawsBeforeAndAfterWithTheFrontRegion) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string svg_path = (dir / "layout.svg").string();
+  CommandOutput out = RunTool("pteshare", {"plot", file, "--share-auto", "-o", svg_path});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  std::string svg = ReadFileBytes(svg_path);
+  EXPECT_EQ(XmlProblem(svg), "");
+  const Drawn drawn = ParseSummary(out.out);
+  EXPECT_EQ(Count(svg, "<rect class=\"tensor"), drawn.rectangles);
+  EXPECT_EQ(drawn.rectangles + drawn.aggregated, 2 * PlannedTensors(file));
+  // Two methods, one arena each: one front region per after panel.
+  EXPECT_EQ(Count(svg, "<rect class=\"front\""), 2u);
+  EXPECT_EQ(Count(svg, "class=\"panel after\""), 2u);
+  EXPECT_TRUE(Contains(svg, ">prefill - arena 1 (CPU) - after</text>"));
+  EXPECT_TRUE(Contains(svg, ">decode - arena 1 (CPU) - after</text>"));
+  EXPECT_TRUE(Contains(svg, "before and after the plan (strategy "));
+  // 2 layers x (k, v) caches in 2 methods, before and after.
+  EXPECT_EQ(Count(svg, "class=\"tensor shared\""), 16u);
+  EXPECT_TRUE(Contains(svg, "<title>value 22 layers.0.attention.kv_cache.k_cache\nshared buffer"))
+      << svg.substr(0, 3000);
+}
+
+TEST(PlotCommand, WellFormedForXmllint) {
+  if (!HaveXmllint()) GTEST_SKIP() << "xmllint not installed (apt-get install libxml2-utils)";
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string svg_path = (dir / "layout.svg").string();
+  ASSERT_EQ(RunTool("pteshare", {"plot", file, "--share-auto", "-o", svg_path}).exit_status, 0);
+  EXPECT_EQ(std::system(("xmllint --noout '" + svg_path + "'").c_str()), 0);
+}
+
+TEST(PlotCommand, MethodOptionDrawsOnlyThatMethod) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string svg_path = (dir / "layout.svg").string();
+  CommandOutput out = RunTool("pteshare", {"plot", file, "--method", "decode", "-o", svg_path});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  std::string svg = ReadFileBytes(svg_path);
+  EXPECT_TRUE(Contains(svg, ">decode - arena 1 (CPU) - before</text>"));
+  EXPECT_FALSE(Contains(svg, ">prefill - arena"));
+}
+
+TEST(PlotCommand, HtmlIsOnePageWithTheSvgAndTooltips) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string html_path = (dir / "layout.html").string();
+  CommandOutput out =
+      RunTool("pteshare", {"plot", file, "--share-auto", "--html", "-o", html_path});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  std::string html = ReadFileBytes(html_path);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Count(html, "<svg "), 1u);
+  EXPECT_EQ(Count(html, "<script>"), 1u);
+  EXPECT_TRUE(Contains(html, "<title>value 22 layers.0.attention.kv_cache.k_cache"));
+  EXPECT_TRUE(Contains(html, "live [0, "));
+  EXPECT_FALSE(Contains(html, "src="));
+  EXPECT_FALSE(Contains(html, "href"));
+}
+
+TEST(PlotCommand, LargeProgramIsAggregatedIntoABoundedPicture) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "256"});
+  const size_t planned = PlannedTensors(file);
+  ASSERT_GT(planned, 10000u);
+  std::string svg_path = (dir / "layout.svg").string();
+  CommandOutput out = RunTool("pteshare", {"plot", file, "--share-auto", "-o", svg_path});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "smaller tensors drawn as density")) << out.out;
+  std::string svg = ReadFileBytes(svg_path);
+  EXPECT_EQ(XmlProblem(svg), "");
+  // Four panels of at most 2,000 tensors each plus the density grid.
+  EXPECT_LE(Count(svg, "<rect"), 4 * 2000u + 4 * 15000u);
+  EXPECT_LT(Count(svg, "<rect class=\"tensor"), planned * 2);
+  EXPECT_GT(Count(svg, "<g class=\"aggregate\""), 0u);
+  EXPECT_LT(svg.size(), 8u << 20);
+}
+
+TEST(PlotCommand, SamePictureEveryRun) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "4"});
+  std::string a = (dir / "a.svg").string(), b = (dir / "b.svg").string();
+  ASSERT_EQ(RunTool("pteshare", {"plot", file, "--share-auto", "-o", a}).exit_status, 0);
+  ASSERT_EQ(RunTool("pteshare", {"plot", file, "--share-auto", "-o", b}).exit_status, 0);
+  EXPECT_EQ(ReadFileBytes(a), ReadFileBytes(b));
+}
+
+TEST(PlotCommand, UnknownMethodIsExitTwoWithOneLine) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out =
+      RunTool("pteshare", {"plot", file, "--method", "train", "-o", (dir / "x.svg").string()});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_EQ(out.err,
+            "pteshare: " + file + ": no method 'train' (the program has: prefill, decode)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.svg"));
+}
+
+TEST(PlotCommand, UnreadableInputIsExitTwo) {
+  TempDir dir;
+  std::string missing = (dir / "missing.pte").string();
+  CommandOutput out = RunTool("pteshare", {"plot", missing, "-o", (dir / "x.svg").string()});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_EQ(out.err.rfind("pteshare: " + missing + ": ", 0), 0u) << out.err;
+}
+
+TEST(PlotCommand, UnknownShareNameIsExitTwo) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out =
+      RunTool("pteshare", {"plot", file, "--share", "kv", "-o", (dir / "x.svg").string()});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Contains(out.err, "shared buffer 'kv' is not the name")) << out.err;
+}
+
+TEST(PlotCommand, OutputIsRequired) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  EXPECT_EQ(RunTool("pteshare", {"plot", file}).exit_status, 2);
+}
+
+}  // namespace
+}  // namespace pteshare

@@ -1,0 +1,490 @@
+#include "tests/reference/reference_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace pteshare::reference {
+namespace {
+
+/// Reads a kernel's arguments by position, checking kinds and counts so a
+/// malformed program gives an error instead of a wild memory access.
+class Args {
+ public:
+  Args(const char* op, std::vector<RuntimeValue>& values, std::span<const int32_t> args)
+      : op_(op), values_(values), args_(args) {}
+
+  Status Expect(size_t count) const {
+    if (args_.size() == count) return Status::Ok();
+    return Fail("takes " + std::to_string(count) + " args, got " + std::to_string(args_.size()));
+  }
+  Result<TensorRef*> Tensor(size_t i, fb::ScalarType type = fb::ScalarType::FLOAT) {
+    Result<RuntimeValue*> v = Value(i, ValueKind::kTensor, "a Tensor");
+    if (!v.ok()) return v.error();
+    if ((*v)->tensor.scalar_type != type) {
+      return Error{Where(i) + " has scalar type " +
+                   std::to_string(static_cast<int>((*v)->tensor.scalar_type)) + ", expected " +
+                   std::to_string(static_cast<int>(type))};
+    }
+    return &(*v)->tensor;
+  }
+  Result<int64_t*> Int(size_t i) {
+    Result<RuntimeValue*> v = Value(i, ValueKind::kInt, "an Int");
+    if (!v.ok()) return v.error();
+    return &(*v)->int_value;
+  }
+  Result<double> Double(size_t i) {
+    Result<RuntimeValue*> v = Value(i, ValueKind::kDouble, "a Double");
+    if (!v.ok()) return v.error();
+    return (*v)->double_value;
+  }
+  /// The integers of an IntList (its items are indices of Int values).
+  Result<std::vector<int64_t>> IntList(size_t i) {
+    Result<RuntimeValue*> v = Value(i, ValueKind::kIntList, "an IntList");
+    if (!v.ok()) return v.error();
+    std::vector<int64_t> ints;
+    for (int64_t item : (*v)->items) {
+      if (item < 0 || static_cast<size_t>(item) >= values_.size() ||
+          values_[item].kind != ValueKind::kInt) {
+        return Error{Where(i) + " item " + std::to_string(item) + " is not an Int value"};
+      }
+      ints.push_back(values_[item].int_value);
+    }
+    return ints;
+  }
+  /// The tensors of a TensorList.
+  Result<std::vector<TensorRef*>> TensorList(size_t i) {
+    Result<RuntimeValue*> v = Value(i, ValueKind::kTensorList, "a TensorList");
+    if (!v.ok()) return v.error();
+    std::vector<TensorRef*> tensors;
+    for (int64_t item : (*v)->items) {
+      if (item < 0 || static_cast<size_t>(item) >= values_.size() ||
+          values_[item].kind != ValueKind::kTensor) {
+        return Error{Where(i) + " item " + std::to_string(item) + " is not a Tensor value"};
+      }
+      tensors.push_back(&values_[item].tensor);
+    }
+    return tensors;
+  }
+  Error Fail(const std::string& what) const { return Error{std::string(op_) + ": " + what}; }
+  Status Check(bool ok, const std::string& what) const {
+    return ok ? Status::Ok() : Status(Fail(what));
+  }
+
+ private:
+  std::string Where(size_t i) const {
+    return std::string(op_) + ": arg " + std::to_string(i) + " (value " +
+           std::to_string(i < args_.size() ? args_[i] : -1) + ")";
+  }
+  Result<RuntimeValue*> Value(size_t i, ValueKind kind, const char* what) {
+    if (i >= args_.size()) return Error{Where(i) + " is missing"};
+    const int32_t index = args_[i];
+    if (index < 0 || static_cast<size_t>(index) >= values_.size()) {
+      return Error{Where(i) + " is out of range (" + std::to_string(values_.size()) + " values)"};
+    }
+    if (values_[index].kind != kind) return Error{Where(i) + " is not " + what};
+    return &values_[index];
+  }
+
+  const char* op_;
+  std::vector<RuntimeValue>& values_;
+  std::span<const int32_t> args_;
+};
+
+// Unwraps a Result into `name`, returning its error from the kernel.
+#define PTESHARE_TRY(name, expr)                         \
+  auto name##_result = (expr);                           \
+  if (!name##_result.ok()) return name##_result.error(); \
+  auto name = *name##_result
+#define PTESHARE_CHECK(status) \
+  if (Status s_ = (status); !s_.ok()) return s_
+
+/// out[i] = f(a[i], b[i]); one shape.
+template <typename F>
+Status Elementwise(const char* op, std::vector<RuntimeValue>& values, std::span<const int32_t> args,
+                   F f) {
+  Args in(op, values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(a, in.Tensor(0));
+  PTESHARE_TRY(b, in.Tensor(1));
+  PTESHARE_TRY(out, in.Tensor(2));
+  const uint64_t n = out->numel();
+  PTESHARE_CHECK(in.Check(a->numel() == n && b->numel() == n, "operands differ in size"));
+  for (uint64_t i = 0; i < n; ++i) out->f32()[i] = f(a->f32()[i], b->f32()[i]);
+  return Status::Ok();
+}
+
+Status Add(std::vector<RuntimeValue>& v, std::span<const int32_t> a) {
+  return Elementwise("aten::add.out", v, a, [](float x, float y) { return x + y; });
+}
+
+Status Mul(std::vector<RuntimeValue>& v, std::span<const int32_t> a) {
+  return Elementwise("aten::mul.out", v, a, [](float x, float y) { return x * y; });
+}
+
+Status Relu(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::relu.out", values, args);
+  PTESHARE_CHECK(in.Expect(3));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(out, in.Tensor(1));
+  PTESHARE_CHECK(in.Check(x->numel() == out->numel(), "operands differ in size"));
+  for (uint64_t i = 0; i < out->numel(); ++i) out->f32()[i] = std::max(x->f32()[i], 0.0f);
+  return Status::Ok();
+}
+
+Status RmsNorm(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("llama::rms_norm.out", values, args);
+  PTESHARE_CHECK(in.Expect(5));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(w, in.Tensor(1));
+  PTESHARE_TRY(eps, in.Double(2));
+  PTESHARE_TRY(out, in.Tensor(3));
+  PTESHARE_CHECK(in.Check(x->rank() >= 1 && x->numel() == out->numel(), "bad shapes"));
+  const uint64_t d = static_cast<uint64_t>(x->dim(-1));
+  PTESHARE_CHECK(in.Check(d > 0 && w->numel() == d, "weight size differs from last dim"));
+  const uint64_t rows = x->numel() / d;
+  for (uint64_t n = 0; n < rows; ++n) {
+    const float* row = x->f32() + n * d;
+    float sum = 0.0f;
+    for (uint64_t i = 0; i < d; ++i) sum += row[i] * row[i];
+    const float r = 1.0f / std::sqrt(sum / static_cast<float>(d) + static_cast<float>(eps));
+    for (uint64_t i = 0; i < d; ++i) out->f32()[n * d + i] = row[i] * r * w->f32()[i];
+  }
+  return Status::Ok();
+}
+
+Status Linear(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::linear.out", values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(w, in.Tensor(1));
+  PTESHARE_TRY(out, in.Tensor(2));
+  PTESHARE_CHECK(in.Check(w->rank() == 2 && x->rank() >= 1, "weight must be 2-D"));
+  const uint64_t features = static_cast<uint64_t>(w->dim(0));
+  const uint64_t k = static_cast<uint64_t>(w->dim(1));
+  PTESHARE_CHECK(in.Check(k > 0 && features > 0 && static_cast<uint64_t>(x->dim(-1)) == k &&
+                              out->numel() == x->numel() / k * features,
+                          "shapes do not match the weight"));
+  const uint64_t rows = x->numel() / k;
+  for (uint64_t n = 0; n < rows; ++n) {
+    for (uint64_t o = 0; o < features; ++o) {
+      float sum = 0.0f;
+      for (uint64_t i = 0; i < k; ++i) sum += x->f32()[n * k + i] * w->f32()[o * k + i];
+      out->f32()[n * features + o] = sum;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Cat(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::cat.out", values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(tensors, in.TensorList(0));
+  PTESHARE_TRY(dim_value, in.Int(1));
+  PTESHARE_TRY(out, in.Tensor(2, fb::ScalarType::FLOAT));
+  const int64_t rank = out->rank();
+  const int64_t dim = *dim_value < 0 ? *dim_value + rank : *dim_value;
+  PTESHARE_CHECK(in.Check(dim >= 0 && dim < rank, "dim out of range"));
+  uint64_t outer = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= static_cast<uint64_t>(out->sizes[d]);
+  uint64_t total = 0;
+  for (const TensorRef* t : tensors) {
+    PTESHARE_CHECK(in.Check(t->rank() == rank && t->scalar_type == out->scalar_type,
+                            "list tensors differ in rank or type from out"));
+    total += t->numel();
+  }
+  PTESHARE_CHECK(in.Check(total == out->numel(), "list sizes do not add up to out"));
+  uint8_t* dst = out->data;
+  for (uint64_t o = 0; o < outer; ++o) {
+    for (const TensorRef* t : tensors) {
+      const uint64_t chunk = t->nbytes() / (outer == 0 ? 1 : outer);
+      const uint8_t* src = t->data + o * chunk;
+      for (uint64_t b = 0; b < chunk; ++b) *dst++ = src[b];
+    }
+  }
+  return Status::Ok();
+}
+
+Status ViewCopy(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::view_copy.out", values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(size, in.IntList(1));
+  PTESHARE_TRY(out, in.Tensor(2));
+  uint64_t count = 1;
+  for (int64_t s : size) count *= static_cast<uint64_t>(s);
+  PTESHARE_CHECK(in.Check(count == x->numel() && count == out->numel(), "element counts differ"));
+  for (uint64_t i = 0; i < count; ++i) out->f32()[i] = x->f32()[i];
+  return Status::Ok();
+}
+
+Status Embedding(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::embedding.out", values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(weight, in.Tensor(0));
+  PTESHARE_TRY(indices, in.Tensor(1, fb::ScalarType::LONG));
+  PTESHARE_TRY(out, in.Tensor(2));
+  PTESHARE_CHECK(in.Check(weight->rank() == 2, "weight must be 2-D"));
+  const int64_t vocab = weight->dim(0);
+  const uint64_t d = static_cast<uint64_t>(weight->dim(1));
+  PTESHARE_CHECK(in.Check(out->numel() == indices->numel() * d, "out size differs"));
+  for (uint64_t n = 0; n < indices->numel(); ++n) {
+    const int64_t row = indices->i64()[n];
+    if (row < 0 || row >= vocab) {
+      return in.Fail("index " + std::to_string(row) + " at " + std::to_string(n) + " outside [0, " +
+                     std::to_string(vocab) + ")");
+    }
+    for (uint64_t i = 0; i < d; ++i) out->f32()[n * d + i] = weight->f32()[row * d + i];
+  }
+  return Status::Ok();
+}
+
+Status LocalScalarDense(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::_local_scalar_dense.default", values, args);
+  PTESHARE_CHECK(in.Expect(2));
+  PTESHARE_TRY(x, in.Tensor(0, fb::ScalarType::LONG));
+  PTESHARE_TRY(r, in.Int(1));
+  PTESHARE_CHECK(in.Check(x->numel() >= 1, "empty tensor"));
+  *r = x->i64()[0];
+  return Status::Ok();
+}
+
+Status UpdateCache(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("llama::update_cache.out", values, args);
+  PTESHARE_CHECK(in.Expect(5));
+  PTESHARE_TRY(value, in.Tensor(0));
+  PTESHARE_TRY(cache, in.Tensor(1));
+  PTESHARE_TRY(start, in.Int(2));
+  PTESHARE_CHECK(in.Check(value->rank() >= 1 && cache->rank() == value->rank(), "bad ranks"));
+  const int64_t steps = value->dim(0), rows = cache->dim(0);
+  PTESHARE_CHECK(in.Check(steps > 0 && rows > 0, "empty value or cache"));
+  const uint64_t row = value->numel() / static_cast<uint64_t>(steps);
+  PTESHARE_CHECK(in.Check(row == cache->numel() / static_cast<uint64_t>(rows), "row sizes differ"));
+  if (*start < 0 || *start + steps > rows) {
+    return in.Fail("start_pos " + std::to_string(*start) + " + " + std::to_string(steps) +
+                   " > cache rows " + std::to_string(rows));
+  }
+  float* dst = cache->f32() + static_cast<uint64_t>(*start) * row;
+  for (uint64_t i = 0; i < value->numel(); ++i) dst[i] = value->f32()[i];
+  return Status::Ok();
+}
+
+Status AttentionScores(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("llama::attention_scores.out", values, args);
+  PTESHARE_CHECK(in.Expect(6));
+  PTESHARE_TRY(q, in.Tensor(0));
+  PTESHARE_TRY(k, in.Tensor(1));
+  PTESHARE_TRY(start, in.Int(2));
+  PTESHARE_TRY(heads_value, in.Int(3));
+  PTESHARE_TRY(out, in.Tensor(4));
+  PTESHARE_CHECK(in.Check(q->rank() == 2 && k->rank() == 2, "q and k_cache must be 2-D"));
+  const int64_t t_len = q->dim(0), hd = q->dim(1), s_len = k->dim(0), heads = *heads_value;
+  PTESHARE_CHECK(in.Check(heads > 0 && hd % heads == 0 && k->dim(1) == hd &&
+                              out->numel() == static_cast<uint64_t>(heads * t_len * s_len),
+                          "shapes do not match heads"));
+  const int64_t d = hd / heads;
+  const float scale = std::sqrt(static_cast<float>(d));
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t t = 0; t < t_len; ++t) {
+      for (int64_t s = 0; s < s_len; ++s) {
+        float score = -INFINITY;
+        if (s <= *start + t) {
+          float sum = 0.0f;
+          for (int64_t i = 0; i < d; ++i)
+            sum += q->f32()[t * hd + h * d + i] * k->f32()[s * hd + h * d + i];
+          score = sum / scale;
+        }
+        out->f32()[(h * t_len + t) * s_len + s] = score;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Softmax(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::_softmax.out", values, args);
+  PTESHARE_CHECK(in.Expect(5));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(dim, in.Int(1));
+  PTESHARE_TRY(out, in.Tensor(3));
+  PTESHARE_CHECK(in.Check(*dim == -1 || *dim == x->rank() - 1, "only the last dim"));
+  PTESHARE_CHECK(in.Check(x->rank() >= 1 && x->numel() == out->numel(), "bad shapes"));
+  const uint64_t n = static_cast<uint64_t>(x->dim(-1));
+  const uint64_t rows = n == 0 ? 0 : x->numel() / n;
+  for (uint64_t r = 0; r < rows; ++r) {
+    const float* row = x->f32() + r * n;
+    float* dst = out->f32() + r * n;
+    float m = -INFINITY;
+    for (uint64_t i = 0; i < n; ++i) m = std::max(m, row[i]);
+    if (m == -INFINITY) return in.Fail("row " + std::to_string(r) + " is all -INFINITY");
+    float sum = 0.0f;
+    for (uint64_t i = 0; i < n; ++i) {
+      const float e = std::exp(row[i] - m);
+      dst[i] = e;
+      sum += e;
+    }
+    for (uint64_t i = 0; i < n; ++i) dst[i] = dst[i] / sum;
+  }
+  return Status::Ok();
+}
+
+Status AttentionMix(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("llama::attention_mix.out", values, args);
+  PTESHARE_CHECK(in.Expect(4));
+  PTESHARE_TRY(probs, in.Tensor(0));
+  PTESHARE_TRY(v, in.Tensor(1));
+  PTESHARE_TRY(out, in.Tensor(2));
+  PTESHARE_CHECK(in.Check(probs->rank() == 3 && v->rank() == 2 && out->rank() == 2, "bad ranks"));
+  const int64_t heads = probs->dim(0), t_len = probs->dim(1), s_len = probs->dim(2);
+  const int64_t hd = v->dim(1);
+  PTESHARE_CHECK(in.Check(heads > 0 && hd % heads == 0 && v->dim(0) == s_len &&
+                              out->dim(0) == t_len && out->dim(1) == hd,
+                          "shapes do not match"));
+  const int64_t d = hd / heads;
+  for (int64_t t = 0; t < t_len; ++t) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t i = 0; i < d; ++i) {
+        float sum = 0.0f;
+        for (int64_t s = 0; s < s_len; ++s) {
+          sum += probs->f32()[(h * t_len + t) * s_len + s] * v->f32()[s * hd + h * d + i];
+        }
+        out->f32()[t * hd + h * d + i] = sum;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Convolution(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::convolution.out", values, args);
+  PTESHARE_CHECK(in.Expect(11));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(w, in.Tensor(1));
+  PTESHARE_TRY(stride, in.IntList(3));
+  PTESHARE_TRY(padding, in.IntList(4));
+  PTESHARE_TRY(dilation, in.IntList(5));
+  PTESHARE_TRY(groups, in.Int(8));
+  PTESHARE_TRY(out, in.Tensor(9));
+  PTESHARE_CHECK(in.Check(stride == std::vector<int64_t>{1, 1} &&
+                              dilation == std::vector<int64_t>{1, 1} && *groups == 1 &&
+                              padding.size() == 2 && padding[0] == padding[1],
+                          "only stride 1, dilation 1, groups 1, square padding"));
+  PTESHARE_CHECK(in.Check(x->rank() == 4 && w->rank() == 4 && out->rank() == 4 && x->dim(0) == 1,
+                          "x, w, out must be 4-D with batch 1"));
+  const int64_t cin = x->dim(1), h = x->dim(2), wd = x->dim(3);
+  const int64_t cout = w->dim(0), k = w->dim(2), p = padding[0];
+  const int64_t ho = h + 2 * p - k + 1, wo = wd + 2 * p - k + 1;
+  PTESHARE_CHECK(in.Check(w->dim(1) == cin && w->dim(3) == k && out->dim(1) == cout &&
+                              out->dim(2) == ho && out->dim(3) == wo,
+                          "shapes do not match the convolution"));
+  for (int64_t o = 0; o < cout; ++o) {
+    for (int64_t y = 0; y < ho; ++y) {
+      for (int64_t xx = 0; xx < wo; ++xx) {
+        float sum = 0.0f;
+        for (int64_t c = 0; c < cin; ++c) {
+          for (int64_t i = 0; i < k; ++i) {
+            for (int64_t j = 0; j < k; ++j) {
+              const int64_t sy = y + i - p, sx = xx + j - p;
+              if (sy < 0 || sy >= h || sx < 0 || sx >= wd) continue;
+              sum += w->f32()[((o * cin + c) * k + i) * k + j] * x->f32()[(c * h + sy) * wd + sx];
+            }
+          }
+        }
+        out->f32()[(o * ho + y) * wo + xx] = sum;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status MeanDim(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
+  Args in("aten::mean.out", values, args);
+  PTESHARE_CHECK(in.Expect(6));
+  PTESHARE_TRY(x, in.Tensor(0));
+  PTESHARE_TRY(dims, in.IntList(1));
+  PTESHARE_TRY(out, in.Tensor(4));
+  PTESHARE_CHECK(in.Check(dims == std::vector<int64_t>{2, 3} && x->rank() == 4 && x->dim(0) == 1 &&
+                              out->numel() == static_cast<uint64_t>(x->dim(1)),
+                          "only [1, C, H, W] over dims [2, 3]"));
+  const int64_t c_len = x->dim(1), area = x->dim(2) * x->dim(3);
+  for (int64_t c = 0; c < c_len; ++c) {
+    float sum = 0.0f;
+    for (int64_t i = 0; i < area; ++i) sum += x->f32()[c * area + i];
+    out->f32()[c] = sum / static_cast<float>(area);
+  }
+  return Status::Ok();
+}
+
+struct NamedKernel {
+  std::string_view name;
+  std::string_view overload;
+  Kernel kernel;
+};
+
+constexpr NamedKernel kKernels[] = {
+    {"aten::add", "out", Add},
+    {"aten::mul", "out", Mul},
+    {"aten::relu", "out", Relu},
+    {"llama::rms_norm", "out", RmsNorm},
+    {"aten::linear", "out", Linear},
+    {"aten::cat", "out", Cat},
+    {"aten::view_copy", "out", ViewCopy},
+    {"aten::embedding", "out", Embedding},
+    {"aten::_local_scalar_dense", "default", LocalScalarDense},
+    {"llama::update_cache", "out", UpdateCache},
+    {"llama::attention_scores", "out", AttentionScores},
+    {"aten::_softmax", "out", Softmax},
+    {"llama::attention_mix", "out", AttentionMix},
+    {"aten::convolution", "out", Convolution},
+    {"aten::mean", "out", MeanDim},
+};
+
+}  // namespace
+
+Kernel FindKernel(std::string_view name, std::string_view overload) {
+  for (const NamedKernel& k : kKernels) {
+    if (k.name == name && k.overload == overload) return k.kernel;
+  }
+  return nullptr;
+}
+
+Status RunDelegateStandIn(std::span<const uint8_t> processed, std::vector<RuntimeValue>& values,
+                          std::span<const int32_t> args) {
+  std::vector<TensorRef*> floats;
+  int64_t* first_int = nullptr;
+  std::vector<bool*> flags;
+  for (int32_t index : args) {
+    if (index < 0 || static_cast<size_t>(index) >= values.size()) {
+      return Error{"delegate: arg value " + std::to_string(index) + " out of range"};
+    }
+    RuntimeValue& v = values[index];
+    if (v.kind == ValueKind::kTensor && v.tensor.scalar_type == fb::ScalarType::FLOAT) {
+      floats.push_back(&v.tensor);
+    } else if (v.kind == ValueKind::kInt) {
+      if (first_int == nullptr) first_int = &v.int_value;
+      v.int_value += 1;
+    } else if (v.kind == ValueKind::kBool) {
+      flags.push_back(&v.bool_value);
+    }
+  }
+  if (!floats.empty()) {
+    TensorRef& out = *floats.back();
+    for (size_t k = 0; k + 1 < floats.size(); ++k) {
+      if (floats[k]->numel() != out.numel()) {
+        return Error{"delegate: input of " + std::to_string(floats[k]->numel()) +
+                     " elements, output of " + std::to_string(out.numel())};
+      }
+    }
+    for (uint64_t i = 0; i < out.numel(); ++i) {
+      float sum = 1.0f;
+      if (floats.size() == 1) sum += out.f32()[i];
+      for (size_t k = 0; k + 1 < floats.size(); ++k) sum += floats[k]->f32()[i];
+      out.f32()[i] = sum;
+    }
+  }
+  const int64_t limit = processed.empty() ? 1 : processed[0];
+  for (bool* flag : flags) *flag = first_int == nullptr || *first_int >= limit;
+  return Status::Ok();
+}
+
+}  // namespace pteshare::reference

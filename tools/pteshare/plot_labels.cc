@@ -1,0 +1,66 @@
+#include "tools/pteshare/plot_labels.h"
+
+#include <cstdio>
+
+#include "tools/pteshare/output.h"
+
+namespace pteshare::cli {
+
+std::string ShortBytes(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 0 ? "" : " B");
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  // One decimal only where it says something: "1.5 MiB", "32 KiB".
+  if (value >= 100 || value == static_cast<double>(static_cast<uint64_t>(value))) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", value, units[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, units[unit]);
+  }
+  return buf;
+}
+
+std::string LiveRangeText(const LiveRange& live, int64_t instructions) {
+  std::string text = "live [" + std::to_string(live.first) + ", " + std::to_string(live.last) + "]";
+  if (live.first == 0 && live.last >= instructions - 1) text += " (whole method)";
+  return text;
+}
+
+std::string TensorTooltip(const TensorBox& box, bool after_plan, int64_t instructions,
+                          size_t group_members) {
+  std::string text = "value " + std::to_string(box.value_index);
+  if (!box.name.empty()) text += " " + box.name;
+  if (box.kind == BoxKind::kSharedBuffer) text += "\nshared buffer";
+  if (box.kind == BoxKind::kMutableBuffer) text += "\nmutable buffer (not shared)";
+  text += "\n" + Grouped(box.placement.nbytes) + " bytes (" + ShortBytes(box.placement.nbytes) +
+          ")\noffset " + Grouped(box.placement.offset);
+  if (after_plan && box.input_placement.offset != box.placement.offset) {
+    text += " (was " + Grouped(box.input_placement.offset) + ")";
+  }
+  text += "\n" + LiveRangeText(box.live, instructions);
+  if (group_members >= 2) {
+    text += "\nalias group of " + std::to_string(group_members) + " tensors";
+  }
+  return text;
+}
+
+int64_t InstructionTickStep(int64_t span, int64_t max_ticks) {
+  for (int64_t magnitude = 1;; magnitude *= 10) {
+    for (int64_t m : {1, 2, 5}) {
+      if (span / (m * magnitude) <= max_ticks) return m * magnitude;
+    }
+  }
+}
+
+uint64_t ByteTickStep(uint64_t span, uint64_t max_ticks) {
+  uint64_t step = 1;
+  while (span / step > max_ticks) step *= 2;
+  return step;
+}
+
+}  // namespace pteshare::cli

@@ -1,0 +1,20 @@
+// The colours of `pteshare plot`, in one place so that the legend and the
+// panels cannot disagree.
+#pragma once
+
+namespace pteshare::cli {
+
+// Fills by alias group: calm blues, greens and browns, so that the red of
+// shared buffers, the orange of other mutable buffers and the yellow of the
+// front region stand out.
+inline constexpr const char* kGroupFills[] = {"#4e79a7", "#a0cbe8", "#59a14f", "#8cd17d",
+                                              "#76b7b2", "#b3c6d9", "#9d7660", "#bab0ac"};
+inline constexpr const char* kSharedFill = "#e15759";
+inline constexpr const char* kSharedStroke = "#8b1a1c";
+inline constexpr const char* kMutableFill = "#f28e2b";
+inline constexpr const char* kFrontFill = "#f6d55c";
+inline constexpr const char* kFrontStroke = "#a8861a";
+inline constexpr const char* kDensityFill = "#30343a";
+inline constexpr const char* kBoundStroke = "#c0392b";
+
+}  // namespace pteshare::cli
