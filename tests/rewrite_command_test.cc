@@ -294,3 +294,30 @@ TEST(RewriteCommand, SeveralInputsInPlace) {
 
 }  // namespace
 }  // namespace pteshare
+
+namespace pteshare {
+namespace {
+
+// Issue 8: with replan (or best) and nothing shared, a stateless CNN is
+// simply replanned to smaller arenas; relocate alone has nothing to do.
+TEST(RewriteCommand, ReplanWithoutSharedBuffersShrinksACnn) {
+  testing::TempDir dir;
+  std::string in = (dir / "cnn.pte").string(), out = (dir / "small.pte").string();
+  ASSERT_EQ(testing::RunTool("pte-synth", {"cnn", "-o", in}).exit_status, 0);
+  testing::CommandOutput rewrite = testing::RunTool("pteshare", {"rewrite", in, "-o", out});
+  ASSERT_EQ(rewrite.exit_status, 0) << rewrite.err;
+  testing::CommandOutput before = testing::RunTool("pteshare", {"inspect", "--json", in});
+  testing::CommandOutput after = testing::RunTool("pteshare", {"inspect", "--json", out});
+  auto arena_size = [](const std::string& json) {
+    size_t at = json.find("\"size\": ", json.find("\"arenas\""));
+    return std::stoull(json.substr(at + 8));
+  };
+  EXPECT_LT(arena_size(after.out), arena_size(before.out)) << before.out << after.out;
+  testing::CommandOutput relocate =
+      testing::RunTool("pteshare", {"rewrite", in, "-o", out, "--strategy", "relocate"});
+  EXPECT_EQ(relocate.exit_status, 2);
+  EXPECT_TRUE(testing::Contains(relocate.err, "say which buffers to share")) << relocate.err;
+}
+
+}  // namespace
+}  // namespace pteshare

@@ -249,8 +249,12 @@ int RunRewrite(const RewriteArgs& args) {
     PrintError("rewrite: give exactly one of -o OUT and --in-place");
     return kExitBadInput;
   }
-  if (args.share.empty()) {
-    PrintError("rewrite: say which buffers to share: --share NAME... or --share-auto");
+  // relocate exists only to make room for shared buffers; replan and best
+  // may run with none and just shrink the arenas.
+  if (args.share.empty() && args.planning.strategy == "relocate") {
+    PrintError(
+        "rewrite: say which buffers to share (--share NAME... or --share-auto); with no shared "
+        "buffer, --strategy replan or best just shrinks the arenas");
     return kExitBadInput;
   }
   Result<std::vector<FileJob>> jobs = MakeJobs(args);
