@@ -133,7 +133,8 @@ TEST(RewriteCommand, BadUsageAndBadInputAreOneLineExitTwoInputUntouched) {
   };
   const std::vector<Bad> bads = {
       {{"rewrite", in.string(), "--share-auto"}, "give exactly one of -o OUT and --in-place"},
-      {{"rewrite", in.string(), "--in-place"}, "--share NAME... or --share-auto"},
+      {{"rewrite", in.string(), "--in-place", "--strategy", "relocate"},
+       "--share NAME... or --share-auto"},
       {{"rewrite", in.string(), "--in-place", "--share", "no.such.buffer"}, in.string() + ": "},
       {{"rewrite", (dir / "junk.pte").string(), "--in-place", "--share-auto"},
        (dir / "junk.pte").string() + ": not a .pte program"},
