@@ -1,5 +1,6 @@
 #include "rewriter/front_region.h"
 
+#include <algorithm>
 #include <map>
 
 namespace pteshare {
@@ -16,6 +17,15 @@ uint64_t DetectAlignment(const ProgramView& view) {
     }
   }
   return alignment < kMinimum ? kMinimum : alignment;
+}
+
+bool UsesArena(const MethodView& method, uint32_t memory_id) {
+  const Arena* arena = method.arena(memory_id);
+  if (arena == nullptr) return false;
+  if (arena->size > 0) return true;
+  return std::any_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
+    return t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id;
+  });
 }
 
 std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment) {

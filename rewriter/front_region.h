@@ -21,6 +21,10 @@ inline uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+/// A method uses an arena when it gives it memory or plans a non-empty
+/// tensor in it; only then must it keep that arena's front region free.
+bool UsesArena(const MethodView& method, uint32_t memory_id);
+
 /// One FrontRegion per arena that holds a shared buffer, in memory_id
 /// order; slots in sorted-name order (the order of `shared`).
 std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment);

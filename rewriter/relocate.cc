@@ -1,5 +1,7 @@
 #include "rewriter/relocate.h"
 
+#include "rewriter/front_region.h"
+
 #include <algorithm>
 
 namespace pteshare {
@@ -80,17 +82,6 @@ ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& sh
     }
   }
   return arena;
-}
-
-// A method uses an arena when it gives it memory or plans a tensor in it;
-// only then must it keep the front region free.
-bool UsesArena(const MethodView& method, uint32_t memory_id) {
-  const Arena* arena = method.arena(memory_id);
-  if (arena == nullptr) return false;
-  if (arena->size > 0) return true;
-  return std::any_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
-    return t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id;
-  });
 }
 
 uint64_t NewOffset(const ArenaRelocation& arena, const TensorValue& t) {

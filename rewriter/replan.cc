@@ -17,17 +17,6 @@ std::string ValueLabel(const MethodView& method, uint32_t value_index) {
   return label;
 }
 
-// A method uses an arena when it gives it memory or plans a tensor in it;
-// only then does it keep the front region free (as relocate decides).
-bool UsesArena(const MethodView& method, uint32_t memory_id) {
-  const Arena* arena = method.arena(memory_id);
-  if (arena == nullptr) return false;
-  if (arena->size > 0) return true;
-  return std::any_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
-    return t.planned && t.nbytes > 0 && t.placement.memory_id == memory_id;
-  });
-}
-
 // The front slot of the shared buffer held in value `value_index`, if any.
 const FrontSlot* SlotOfValue(const MethodView& method, const SharedBufferSet& shared,
                              const FrontRegion& front, uint32_t value_index) {

@@ -8,21 +8,12 @@ namespace pteshare {
 namespace {
 
 using testing::CommandOutput;
+using testing::Contains;
 using testing::RunTool;
 using testing::TempDir;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  std::string path = (dir / name).string();
-  args.insert(args.begin(), "llm");
-  args.push_back("-o");
-  args.push_back(path);
-  CommandOutput out = RunTool("pte-synth", args);
-  EXPECT_EQ(out.exit_status, 0) << out.err;
-  return path;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return testing::SynthLlm(dir.path(), name, std::move(args));
 }
 
 TEST(PlanCommand, VerifiedPlanForALlmWith32Layers) {

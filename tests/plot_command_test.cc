@@ -12,18 +12,13 @@ namespace pteshare {
 namespace {
 
 using testing::CommandOutput;
+using testing::Contains;
 using testing::ReadFileBytes;
 using testing::RunTool;
 using testing::TempDir;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  std::string path = (dir / name).string();
-  args.insert(args.begin(), "llm");
-  args.push_back("-o");
-  args.push_back(path);
-  CommandOutput out = RunTool("pte-synth", args);
-  EXPECT_EQ(out.exit_status, 0) << out.err;
-  return path;
+  return testing::SynthLlm(dir.path(), name, std::move(args));
 }
 
 size_t Count(const std::string& text, const std::string& part) {
@@ -32,10 +27,6 @@ size_t Count(const std::string& text, const std::string& part) {
     ++count;
   }
   return count;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 /// What `pteshare plot` says it drew: "(4 panels, 136 tensor rectangles,

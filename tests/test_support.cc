@@ -1,5 +1,7 @@
 #include "tests/test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -79,6 +81,16 @@ CommandOutput RunTool(const std::string& tool, const std::vector<std::string>& a
   result.out = ReadFileBytes(out_path);
   result.err = ReadFileBytes(err_path);
   return result;
+}
+
+std::string SynthLlm(const fs::path& dir, const std::string& name, std::vector<std::string> args) {
+  std::string path = (dir / name).string();
+  args.insert(args.begin(), "llm");
+  args.push_back("-o");
+  args.push_back(path);
+  CommandOutput out = RunTool("pte-synth", args);
+  if (out.exit_status != 0) ADD_FAILURE() << "pte-synth failed: " << out.err;
+  return path;
 }
 
 std::string ReadFileBytes(const fs::path& path) {

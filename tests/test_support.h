@@ -45,6 +45,10 @@ inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+/// `pte-synth llm ARGS -o DIR/NAME` (the test fails if it does); the path.
+std::string SynthLlm(const std::filesystem::path& dir, const std::string& name,
+                     std::vector<std::string> args = {});
+
 /// Whole file as bytes.
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);
