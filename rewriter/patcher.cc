@@ -194,6 +194,43 @@ void PlaceAppendedBytes(const PteLayout& layout, PatchSet& patch) {
   patch.overwrites.push_back({kSegmentBaseOffsetAt, U64Bytes(patch.new_segment_base_offset)});
 }
 
+// FlatBuffers lets objects overlap (a string over a table) in a file that
+// still verifies; a canonical writer never does that, a hostile one can, and
+// then an in-place field write would also change the other object. So the
+// patch is applied to a copy of the flatbuffer first: it must verify, and
+// every tensor must keep its name, type and size. Refusing here means
+// nothing is written; the writer's re-read after writing stays as well.
+Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& view,
+                              const PatchSet& patch) {
+  std::vector<uint8_t> flat(patch.new_program_size, 0);
+  std::copy_n(file.begin(), std::min<uint64_t>(file.size(), flat.size()), flat.begin());
+  for (const ByteOverwrite& w : patch.AllWrites()) {
+    if (w.offset >= flat.size()) continue;  // header of the segments, or past the program
+    const size_t n = std::min<uint64_t>(w.bytes.size(), flat.size() - w.offset);
+    std::copy_n(w.bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(w.offset));
+  }
+  const auto max_tables = static_cast<flatbuffers::uoffset_t>(flat.size() / 4 + 64);
+  flatbuffers::Verifier verifier(flat.data(), flat.size(), /*max_depth=*/64, max_tables);
+  const Error refused{
+      "this file's FlatBuffers objects overlap, so the patch would also change "
+      "other data (a non-canonical or damaged file); refusing before writing"};
+  if (!fb::VerifyProgramBuffer(verifier)) return refused;
+  Result<ProgramView> after = ReadProgramView(*fb::GetProgram(flat.data()), view.layout);
+  if (!after.ok() || after->methods.size() != view.methods.size()) return refused;
+  for (size_t m = 0; m < view.methods.size(); ++m) {
+    const auto& a = view.methods[m].tensors;
+    const auto& b = after->methods[m].tensors;
+    if (a.size() != b.size()) return refused;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].value_index != b[i].value_index || a[i].name != b[i].name ||
+          a[i].scalar_type != b[i].scalar_type || a[i].nbytes != b[i].nbytes) {
+        return refused;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t SegmentAlignment(uint64_t file_offset) {
@@ -271,6 +308,8 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
                    std::to_string(patch.overwrites[i].offset)};
     }
   }
+  Status safe = CheckPatchedFlatbuffer(file, view, patch);
+  if (!safe.ok()) return safe.error();
   return patch;
 }
 
