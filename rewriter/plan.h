@@ -50,6 +50,13 @@ struct MethodPlan {
   /// Every planned tensor of the method, in value-index order.
   std::vector<TensorMove> moves;
 
+  /// How many planned tensors get a new offset.
+  size_t moved_count() const {
+    size_t moved = 0;
+    for (const TensorMove& move : moves) moved += move.moved() ? 1 : 0;
+    return moved;
+  }
+
   // What the strategies give per arena (indexed by memory_id - 1), for the
   // report and the verifier's I6. arena_sizes_relocate is always filled;
   // the others only when replan ran (strategy replan or best, or a

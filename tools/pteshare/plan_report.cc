@@ -9,12 +9,6 @@
 namespace pteshare::cli {
 namespace {
 
-size_t MovedCount(const MethodPlan& m) {
-  size_t moved = 0;
-  for (const TensorMove& move : m.moves) moved += move.moved() ? 1 : 0;
-  return moved;
-}
-
 // "; LB 900, relocate 1,234, replan 1,000 -> replan": what each strategy
 // gives the arena, when replan ran.
 std::string StrategySizes(const MethodPlan& m, size_t i) {
@@ -148,7 +142,7 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
     }
   }
   for (const MethodPlan& m : plan.methods) {
-    std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), MovedCount(m),
+    std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
                 m.moves.size());
     for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
@@ -210,7 +204,7 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome&
     json.BeginObject()
         .Field("name", m.name)
         .Field("planned_tensors", static_cast<uint64_t>(m.moves.size()))
-        .Field("moved_tensors", static_cast<uint64_t>(MovedCount(m)));
+        .Field("moved_tensors", static_cast<uint64_t>(m.moved_count()));
     json.Key("arenas").BeginArray();
     for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);

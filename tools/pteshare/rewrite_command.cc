@@ -47,9 +47,7 @@ size_t SharedCount(const Plan& plan) {
 
 size_t MovedCount(const Plan& plan) {
   size_t n = 0;
-  for (const MethodPlan& m : plan.methods) {
-    for (const TensorMove& move : m.moves) n += move.moved() ? 1 : 0;
-  }
+  for (const MethodPlan& m : plan.methods) n += m.moved_count();
   return n;
 }
 
