@@ -36,6 +36,58 @@ std::vector<fs::path> CorpusFiles() {
   return files;
 }
 
+namespace {
+
+std::vector<std::string> SplitText(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  if (text.empty()) return parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+std::vector<ManifestRow> CorpusManifest() {
+  std::vector<ManifestRow> rows;
+  fs::path shared = SharedDir();
+  if (shared.empty()) return rows;
+  std::ifstream in(shared / "corpus" / "MANIFEST.tsv");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> columns;
+    std::stringstream stream(line);
+    std::string column;
+    while (std::getline(stream, column, '\t')) columns.push_back(column);
+    columns.resize(11);
+    ManifestRow row;
+    row.file = columns[0];
+    row.identifier = columns[6];
+    row.methods = SplitText(columns[8], ',');
+    for (const std::string& count : SplitText(columns[9], ',')) {
+      row.planned_tensors.push_back(std::stoull(count));
+    }
+    row.arena_sizes = SplitText(columns[10], ';');
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+ManifestTotals CorpusManifestTotals() {
+  ManifestTotals totals;
+  for (const ManifestRow& row : CorpusManifest()) {
+    if (row.identifier != "ET12") {
+      ++totals.not_programs;
+      continue;
+    }
+    ++totals.programs;
+    for (uint64_t count : row.planned_tensors) totals.planned_tensors += count;
+  }
+  return totals;
+}
+
 TempDir::TempDir() {
   static std::atomic<int> counter{0};
   fs::path base = fs::temp_directory_path();

@@ -2,6 +2,7 @@
 // folders, and running the command-line tools as a user would.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +15,28 @@ std::filesystem::path SharedDir();
 
 /// Every file of ../shared/corpus, sorted by name (empty when absent).
 std::vector<std::filesystem::path> CorpusFiles();
+
+/// One row of ../shared/corpus/MANIFEST.tsv: what was recorded for a file.
+/// Tests derive their expected counts from these rows, never from numbers
+/// of their own, so a grown corpus needs no test edits.
+struct ManifestRow {
+  std::string file;
+  std::string identifier;  // "ET12", "BP08", ... or empty (not a program)
+  std::vector<std::string> methods;
+  std::vector<uint64_t> planned_tensors;  // per method
+  std::vector<std::string> arena_sizes;   // "[0,1296]" per method
+};
+
+/// Every row of MANIFEST.tsv in file order (empty when ../shared is absent).
+std::vector<ManifestRow> CorpusManifest();
+
+/// How many manifest rows are ET12 programs, and their planned tensors.
+struct ManifestTotals {
+  size_t programs = 0;
+  size_t not_programs = 0;
+  uint64_t planned_tensors = 0;
+};
+ManifestTotals CorpusManifestTotals();
 
 /// A fresh empty folder under the system temp dir, removed at destruction.
 class TempDir {
