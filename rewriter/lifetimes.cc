@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "rewriter/instruction_effects.h"
 #include "rewriter/live_overlaps.h"
 
 namespace pteshare {
@@ -41,136 +42,37 @@ struct References {
   int64_t instruction_count = 0;
 };
 
-/// The longest suffix of `args` that repeats the args just before it: the
-/// return values the exporter lists again after the schema args.
-size_t RepeatedTail(const flatbuffers::Vector<int32_t>& args) {
-  const size_t n = args.size();
-  for (size_t k = n / 2; k >= 1; --k) {
-    bool repeats = true;
-    for (size_t i = 0; i < k && repeats; ++i) repeats = args[n - k + i] == args[n - 2 * k + i];
-    if (repeats) return k;
+References CollectReferences(const MethodEffects& effects, size_t value_count) {
+  References refs;
+  refs.range.resize(value_count);
+  refs.first_writes.resize(value_count, false);
+  refs.instruction_count = effects.instruction_count();
+  for (int64_t time = 0; time < refs.instruction_count; ++time) {
+    // What a DelegateCall defines may also be a static view handed to it
+    // (the two look alike): the view rule asks first (JoinStaticViews), so
+    // here its args count as read.
+    const bool delegate =
+        effects.instructions[static_cast<size_t>(time)].kind == InstructionKind::kDelegate;
+    auto [touch, end] = effects.TouchesOf(time);
+    for (; touch != end; ++touch) {
+      const bool writes = touch->writes && !delegate;
+      std::optional<LiveRange>& range = refs.range[touch->value];
+      if (!range) {
+        range = LiveRange{time, time};
+        refs.first_writes[touch->value] = writes;
+        continue;
+      }
+      if (range->first == time && writes) refs.first_writes[touch->value] = true;
+      range->Cover({time, time});
+    }
   }
-  return 0;
+  refs.moves = effects.moves;
+  for (const BackwardJump& loop : effects.loops)
+    refs.loops.push_back({loop.destination, loop.jump});
+  return refs;
 }
-
-class ReferenceCollector {
- public:
-  explicit ReferenceCollector(const fb::ExecutionPlan& plan) : plan_(plan) {
-    const size_t count = plan.values() ? plan.values()->size() : 0;
-    refs_.range.resize(count);
-    refs_.first_writes.resize(count, false);
-  }
-
-  References Run() && {
-    int64_t time = 0;
-    if (plan_.chains() != nullptr) {
-      for (const fb::Chain* chain : *plan_.chains()) {
-        if (chain == nullptr || chain->instructions() == nullptr) continue;
-        const int64_t chain_start = time;
-        for (const fb::Instruction* instruction : *chain->instructions()) {
-          if (instruction != nullptr) Visit(*instruction, chain_start, time);
-          ++time;
-        }
-      }
-    }
-    refs_.instruction_count = time;
-    return std::move(refs_);
-  }
-
- private:
-  void Visit(const fb::Instruction& instruction, int64_t chain_start, int64_t time) {
-    using fb::InstructionArguments;
-    // A union with its type set but no value passes the FlatBuffers
-    // verifier; such an instruction references nothing.
-    if (instruction.instr_args() == nullptr) return;
-    switch (instruction.instr_args_type()) {
-      case InstructionArguments::KernelCall: {
-        const auto* args = instruction.instr_args_as_KernelCall()->args();
-        if (args == nullptr) break;
-        const size_t tail_start = args->size() - RepeatedTail(*args);
-        for (size_t i = 0; i < args->size(); ++i) Touch(args->Get(i), time, i >= tail_start);
-        break;
-      }
-      case InstructionArguments::DelegateCall: {
-        // Which args a delegate writes is its own business: count none as
-        // written, so a read-first output is taken for a view (merged).
-        const auto* args = instruction.instr_args_as_DelegateCall()->args();
-        if (args == nullptr) break;
-        for (int32_t arg : *args) Touch(arg, time, false);
-        break;
-      }
-      case InstructionArguments::MoveCall: {
-        const fb::MoveCall* move = instruction.instr_args_as_MoveCall();
-        Touch(move->move_from(), time, false);
-        Touch(move->move_to(), time, true);
-        if (Valid(move->move_from()) && Valid(move->move_to())) {
-          refs_.moves.emplace_back(move->move_from(), move->move_to());
-        }
-        break;
-      }
-      case InstructionArguments::JumpFalseCall: {
-        const fb::JumpFalseCall* jump = instruction.instr_args_as_JumpFalseCall();
-        Touch(jump->cond_value_index(), time, false);
-        const int64_t destination = chain_start + jump->destination_instruction();
-        if (jump->destination_instruction() >= 0 && destination <= time) {
-          refs_.loops.push_back({destination, time});
-        }
-        break;
-      }
-      case InstructionArguments::FreeCall:
-        Touch(instruction.instr_args_as_FreeCall()->value_index(), time, false);
-        break;
-      default:
-        break;
-    }
-  }
-
-  bool Valid(int64_t index) const {
-    return index >= 0 && static_cast<size_t>(index) < refs_.range.size();
-  }
-
-  // A list argument references its items too (with the list's write flag:
-  // an out list is written item by item).
-  void Touch(int64_t index, int64_t time, bool writes) {
-    if (!Valid(index)) return;
-    TouchOne(static_cast<size_t>(index), time, writes);
-    const fb::EValue* value = plan_.values()->Get(static_cast<flatbuffers::uoffset_t>(index));
-    const flatbuffers::Vector<int32_t>* items = nullptr;
-    if (value == nullptr) return;
-    if (const auto* list = value->val_as_TensorList()) items = list->items();
-    if (const auto* list = value->val_as_OptionalTensorList()) items = list->items();
-    if (items == nullptr) return;
-    for (int32_t item : *items) {
-      if (Valid(item)) TouchOne(static_cast<size_t>(item), time, writes);
-    }
-  }
-
-  void TouchOne(size_t index, int64_t time, bool writes) {
-    std::optional<LiveRange>& range = refs_.range[index];
-    if (!range) {
-      range = LiveRange{time, time};
-      refs_.first_writes[index] = writes;
-      return;
-    }
-    if (range->first == time && writes) refs_.first_writes[index] = true;
-    range->Cover({time, time});
-  }
-
-  const fb::ExecutionPlan& plan_;
-  References refs_;
-};
 
 bool IsSized(const TensorValue& t) { return t.planned && t.nbytes > 0; }
-
-/// flags[v]: value v is listed in `values` (the plan's inputs or outputs).
-std::vector<bool> Flags(const flatbuffers::Vector<int32_t>* values, size_t count) {
-  std::vector<bool> flags(count, false);
-  if (values == nullptr) return flags;
-  for (int32_t v : *values) {
-    if (v >= 0 && static_cast<size_t>(v) < count) flags[v] = true;
-  }
-  return flags;
-}
 
 /// Overlapping loops act as one: the sorted, disjoint unions of `loops`.
 std::vector<LiveRange> MergeLoops(std::vector<LiveRange> loops) {
@@ -203,8 +105,8 @@ std::vector<std::optional<LiveRange>> ValueRanges(const MethodView& method, cons
                                                   int64_t last) {
   const fb::ExecutionPlan& plan = *method.plan;
   std::vector<std::optional<LiveRange>> range = refs.range;
-  const std::vector<bool> input = Flags(plan.inputs(), range.size());
-  const std::vector<bool> output = Flags(plan.outputs(), range.size());
+  const std::vector<bool> input = ValueFlags(plan.inputs(), range.size());
+  const std::vector<bool> output = ValueFlags(plan.outputs(), range.size());
   for (size_t v = 0; v < range.size(); ++v) {
     if (input[v]) range[v] = range[v] ? LiveRange{0, range[v]->last} : LiveRange{0, 0};
     if (output[v]) range[v] = range[v] ? LiveRange{range[v]->first, last} : LiveRange{last, last};
@@ -253,10 +155,12 @@ bool Contains(const Placement& outer, const Placement& inner) {
 // read, is the one whose bytes the view sees: not an earlier tenant of the
 // bytes, and not a later one that reuses them after the view is done (that
 // choice is also stable when run on replan's own output).
-void JoinStaticViews(const MethodView& method, const References& refs,
-                     const std::vector<LiveRange>& live, int64_t last, Sets* sets) {
-  const std::vector<bool> input = Flags(method.plan->inputs(), method.value_count);
-  const std::vector<bool> output = Flags(method.plan->outputs(), method.value_count);
+// Returns, per value, whether it was joined to a base as a view.
+std::vector<bool> JoinStaticViews(const MethodView& method, const References& refs,
+                                  const std::vector<LiveRange>& live, int64_t last, Sets* sets) {
+  std::vector<bool> viewed(method.value_count, false);
+  const std::vector<bool> input = ValueFlags(method.plan->inputs(), method.value_count);
+  const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
   // When the value is first read without having been written: at its first
   // reference if that does not write it; at the end if no instruction
   // references it and the caller reads it (an output that is a view).
@@ -297,15 +201,67 @@ void JoinStaticViews(const MethodView& method, const References& refs,
         }
         base = pick(containing, *read_at);
       }
-      if (base) sets->Join(v, *base);
+      if (base) {
+        sets->Join(v, *base);
+        viewed[v] = true;
+      }
     }
     same_placement[key].push_back(v);
     earlier.push_back(&t);
   }
+  return viewed;
 }
 
-// In-place results: overlapping bytes while both are live.
-void JoinLiveOverlaps(const MethodView& method, const std::vector<LiveRange>& live, Sets* sets) {
+// The exporter plans a DelegateCall's outputs as born after the call has
+// read its inputs, so an output may sit on the bytes of an input that dies
+// at the call. Such a pair is not an in-place alias: `DelegateHandover`
+// tells, per value, the call it is born at and the call it dies in.
+struct DelegateHandover {
+  std::vector<int64_t> born_at;  // -1: not born at a DelegateCall
+  std::vector<int64_t> dies_at;  // -1: its last reference is no DelegateCall read
+
+  /// `earlier` dies in the call that gives birth to `later`.
+  bool HandsOver(uint32_t earlier, uint32_t later) const {
+    return born_at[later] >= 0 && dies_at[earlier] == born_at[later];
+  }
+};
+
+DelegateHandover FindDelegateHandovers(const MethodView& method, const MethodEffects& effects,
+                                       const std::vector<LiveRange>& live,
+                                       const std::vector<bool>& viewed) {
+  DelegateHandover handover;
+  handover.born_at.assign(method.value_count, -1);
+  handover.dies_at.assign(method.value_count, -1);
+  const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
+  for (const TensorValue& t : method.tensors) {
+    if (!IsSized(t)) continue;
+    const uint32_t v = t.value_index;
+    const LiveRange& range = live[v];
+    // Only while its range is still the call's own: an input, an output or
+    // a loop that widens it keeps it live across the call.
+    // A value the view rule took for a view of an earlier one is not born
+    // here: when unsure, keep them together.
+    if (effects.born_at_delegate[v] >= 0 && effects.born_at_delegate[v] == range.first &&
+        !viewed[v]) {
+      handover.born_at[v] = range.first;
+    }
+    if (output[v] || handover.born_at[v] == range.last ||
+        range.last >= effects.instruction_count() ||
+        effects.instructions[static_cast<size_t>(range.last)].kind != InstructionKind::kDelegate) {
+      continue;
+    }
+    auto [touch, end] = effects.TouchesOf(range.last);
+    for (; touch != end; ++touch) {
+      if (touch->value == v && !touch->writes) handover.dies_at[v] = range.last;
+    }
+  }
+  return handover;
+}
+
+// In-place results: overlapping bytes while both are live, unless one is a
+// delegate output born on the bytes of an input that dies in that call.
+void JoinLiveOverlaps(const MethodView& method, const std::vector<LiveRange>& live,
+                      const DelegateHandover& handover, Sets* sets) {
   std::map<uint32_t, std::vector<const TensorValue*>> by_arena;
   for (const TensorValue& t : method.tensors) {
     if (IsSized(t)) by_arena[t.placement.memory_id].push_back(&t);
@@ -317,28 +273,26 @@ void JoinLiveOverlaps(const MethodView& method, const std::vector<LiveRange>& li
       rects.push_back({r.first, r.last, t->placement.offset, t->placement.end()});
     }
     for (const auto& [a, b] : FindLiveOverlaps(rects)) {
-      sets->Join(tensors[a]->value_index, tensors[b]->value_index);
+      const uint32_t va = tensors[a]->value_index, vb = tensors[b]->value_index;
+      if (handover.HandsOver(va, vb) || handover.HandsOver(vb, va)) continue;
+      sets->Join(va, vb);
     }
   }
 }
 
-std::vector<uint64_t> LowerBounds(const MethodView& method, const std::vector<AliasGroup>& groups) {
-  std::vector<uint64_t> bounds(method.arenas.size(), 0);
-  std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> events;  // (time, +-bytes)
-  for (const AliasGroup& g : groups) {
-    const int64_t bytes = static_cast<int64_t>(g.end - g.offset);
-    events[g.memory_id].emplace_back(g.live.first, bytes);
-    events[g.memory_id].emplace_back(g.live.last + 1, -bytes);
+// Doubled time: instruction t reads at 2t and writes at 2t + 1. A value
+// born at a DelegateCall starts at the write; one that dies reading into a
+// DelegateCall ends at the read.
+std::vector<LiveRange> Moments(const MethodView& method, const std::vector<LiveRange>& live,
+                               const DelegateHandover& handover) {
+  std::vector<LiveRange> moments(method.value_count);
+  for (const TensorValue& t : method.tensors) {
+    if (!IsSized(t)) continue;
+    const uint32_t v = t.value_index;
+    moments[v] = {2 * live[v].first + (handover.born_at[v] >= 0 ? 1 : 0),
+                  2 * live[v].last + (handover.dies_at[v] >= 0 ? 0 : 1)};
   }
-  for (auto& [memory_id, list] : events) {
-    std::sort(list.begin(), list.end());  // at one time, ends (negative) first
-    int64_t live = 0, peak = 0;
-    for (const auto& [time, bytes] : list) peak = std::max(peak, live += bytes);
-    if (memory_id >= 1 && memory_id <= bounds.size()) {
-      bounds[memory_id - 1] = static_cast<uint64_t>(peak);
-    }
-  }
-  return bounds;
+  return moments;
 }
 
 }  // namespace
@@ -346,7 +300,8 @@ std::vector<uint64_t> LowerBounds(const MethodView& method, const std::vector<Al
 MethodLifetimes ComputeLifetimes(const MethodView& method,
                                  const std::vector<uint32_t>& always_live) {
   MethodLifetimes out;
-  const References refs = ReferenceCollector(*method.plan).Run();
+  const MethodEffects effects = ReadMethodEffects(method);
+  const References refs = CollectReferences(effects, method.value_count);
   out.instruction_count = refs.instruction_count;
   const std::vector<std::optional<LiveRange>> ranges =
       ValueRanges(method, refs, always_live, out.last_instruction());
@@ -365,8 +320,10 @@ MethodLifetimes ComputeLifetimes(const MethodView& method,
       sets.Join(from, to);
     }
   }
-  JoinStaticViews(method, refs, out.live, out.last_instruction(), &sets);
-  JoinLiveOverlaps(method, out.live, &sets);
+  const std::vector<bool> viewed =
+      JoinStaticViews(method, refs, out.live, out.last_instruction(), &sets);
+  const DelegateHandover handover = FindDelegateHandovers(method, effects, out.live, viewed);
+  JoinLiveOverlaps(method, out.live, handover, &sets);
 
   for (const TensorValue& t : method.tensors) {  // value order: lowest member first
     if (!IsSized(t)) continue;
@@ -386,8 +343,31 @@ MethodLifetimes ComputeLifetimes(const MethodView& method,
     g.offset = std::min(g.offset, t.placement.offset);
     g.end = std::max(g.end, t.placement.end());
   }
-  out.lower_bound = LowerBounds(method, out.groups);
+  out.moments = Moments(method, out.live, handover);
+  out.lower_bound = PeakLiveBytesPerArena(method, out);
   return out;
+}
+
+// Tensors live at one moment that do not share bytes in the input are in
+// different groups, which no plan may overlap, and a group's members keep
+// their relative offsets: the union of their input ranges is a bound on
+// every plan, and never more than a valid input arena holds.
+std::vector<uint64_t> PeakLiveBytesPerArena(const MethodView& method,
+                                            const MethodLifetimes& lifetimes,
+                                            const std::vector<bool>& left_out) {
+  std::vector<uint64_t> bounds(method.arenas.size(), 0);
+  std::map<uint32_t, std::vector<LiveRect>> by_arena;
+  for (const TensorValue& t : method.tensors) {
+    const int32_t group = IsSized(t) ? lifetimes.group_of[t.value_index] : -1;
+    if (group < 0 || (!left_out.empty() && left_out[static_cast<size_t>(group)])) continue;
+    const LiveRange& m = lifetimes.moments[t.value_index];
+    by_arena[t.placement.memory_id].push_back(
+        {m.first, m.last, t.placement.offset, t.placement.end()});
+  }
+  for (const auto& [memory_id, rects] : by_arena) {
+    if (memory_id >= 1 && memory_id <= bounds.size()) bounds[memory_id - 1] = PeakLiveBytes(rects);
+  }
+  return bounds;
 }
 
 std::vector<uint32_t> SharedValues(const MethodView& method, const SharedBufferSet& shared) {

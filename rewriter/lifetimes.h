@@ -84,8 +84,14 @@ struct MethodLifetimes {
   std::vector<int32_t> group_of;
   /// Ordered by lowest member value index.
   std::vector<AliasGroup> groups;
-  /// Indexed by memory_id - 1: the largest total extent of the groups live
-  /// at one instruction (no plan of these groups is smaller).
+  /// Indexed by value index: `live` in doubled time, where instruction t
+  /// reads at 2t and writes at 2t + 1, so that a DelegateCall's inputs can
+  /// die before its outputs are born (the exporter plans them so).
+  std::vector<LiveRange> moments;
+  /// Indexed by memory_id - 1: the most bytes live at one moment, the union
+  /// of the live tensors' input ranges (PeakLiveBytesPerArena with nothing
+  /// left out). No plan that keeps each group rigid is smaller, and a valid
+  /// input arena is never smaller.
   std::vector<uint64_t> lower_bound;
 
   int64_t last_instruction() const { return instruction_count > 0 ? instruction_count - 1 : 0; }
@@ -99,6 +105,13 @@ struct MethodLifetimes {
 /// indices to keep live throughout (the shared buffers).
 MethodLifetimes ComputeLifetimes(const MethodView& method,
                                  const std::vector<uint32_t>& always_live = {});
+
+/// Per arena (memory_id - 1), the most bytes live at one moment over the
+/// planned non-empty tensors whose group is not `left_out` (indexed by
+/// group; empty: none left out).
+std::vector<uint64_t> PeakLiveBytesPerArena(const MethodView& method,
+                                            const MethodLifetimes& lifetimes,
+                                            const std::vector<bool>& left_out = {});
 
 /// The value indices of `method`'s shared buffers (always live).
 std::vector<uint32_t> SharedValues(const MethodView& method, const SharedBufferSet& shared);

@@ -96,4 +96,85 @@ std::vector<std::pair<uint32_t, uint32_t>> FindLiveOverlaps(const std::vector<Li
   return pairs;
 }
 
+namespace {
+
+// Cover counts over elementary byte intervals [edges[i], edges[i + 1]): a
+// node's covered length is its whole width where some rect covers all of
+// it, else the sum of its children's (the classic union-length tree).
+class CoveredBytes {
+ public:
+  explicit CoveredBytes(std::vector<uint64_t> edges)
+      : edges_(std::move(edges)), cover_(4 * edges_.size() + 4, 0), length_(cover_.size(), 0) {}
+
+  void Add(uint64_t offset, uint64_t end, int delta) {
+    const size_t lo = Index(offset), hi = Index(end);
+    if (lo < hi) Update(1, 0, edges_.size() - 1, lo, hi, delta);
+  }
+  uint64_t covered() const { return length_[1]; }
+
+ private:
+  size_t Index(uint64_t x) const {
+    return static_cast<size_t>(std::lower_bound(edges_.begin(), edges_.end(), x) - edges_.begin());
+  }
+  // Node covers elementary intervals [lo, hi) (edge indices).
+  void Update(size_t node, size_t lo, size_t hi, size_t from, size_t to, int delta) {
+    if (to <= lo || hi <= from) return;
+    if (from <= lo && hi <= to) {
+      cover_[node] += delta;
+    } else {
+      const size_t mid = lo + (hi - lo) / 2;
+      Update(2 * node, lo, mid, from, to, delta);
+      Update(2 * node + 1, mid, hi, from, to, delta);
+    }
+    if (cover_[node] > 0) {
+      length_[node] = edges_[hi] - edges_[lo];
+    } else if (hi - lo == 1) {
+      length_[node] = 0;
+    } else {
+      length_[node] = length_[2 * node] + length_[2 * node + 1];
+    }
+  }
+
+  std::vector<uint64_t> edges_;
+  std::vector<int64_t> cover_;
+  std::vector<uint64_t> length_;
+};
+
+}  // namespace
+
+uint64_t PeakLiveBytes(const std::vector<LiveRect>& rects) {
+  std::vector<uint64_t> edges;
+  struct Event {
+    int64_t time;
+    int delta;  // -1 (ends before `time`) sorts before +1 (starts at `time`)
+    uint32_t rect;
+  };
+  std::vector<Event> events;
+  for (uint32_t i = 0; i < rects.size(); ++i) {
+    const LiveRect& r = rects[i];
+    if (r.offset >= r.end || r.last < r.first) continue;
+    edges.push_back(r.offset);
+    edges.push_back(r.end);
+    events.push_back({r.first, +1, i});
+    events.push_back({r.last + 1, -1, i});
+  }
+  if (events.empty()) return 0;
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  CoveredBytes covered(std::move(edges));
+  uint64_t peak = 0;
+  for (size_t i = 0; i < events.size();) {
+    const int64_t time = events[i].time;
+    for (; i < events.size() && events[i].time == time; ++i) {
+      const LiveRect& r = rects[events[i].rect];
+      covered.Add(r.offset, r.end, events[i].delta);
+    }
+    peak = std::max(peak, covered.covered());
+  }
+  return peak;
+}
+
 }  // namespace pteshare

@@ -28,4 +28,9 @@ struct LiveRect {
 /// only rects of one arena in one call. Pairs come sorted.
 std::vector<std::pair<uint32_t, uint32_t>> FindLiveOverlaps(const std::vector<LiveRect>& rects);
 
+/// The largest number of bytes covered by the rects live at one time: at
+/// each time, the size of the union of their byte ranges (bytes two rects
+/// share count once). O(n log n).
+uint64_t PeakLiveBytes(const std::vector<LiveRect>& rects);
+
 }  // namespace pteshare

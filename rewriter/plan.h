@@ -81,6 +81,9 @@ struct Plan {
   /// Arenas that exceed an --arena-limit in every plan found, one line
   /// each with the numbers. A plan with misses must not be written.
   std::vector<std::string> limit_misses{};
+  /// Set when --share-auto found nothing to share, saying why ("only
+  /// method forward has mutable state"); the plan still shrinks arenas.
+  std::string nothing_to_share{};
 
   const FrontRegion* front(uint32_t memory_id) const {
     for (const FrontRegion& f : fronts) {

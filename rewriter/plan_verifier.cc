@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "rewriter/alias_evidence.h"
+#include "rewriter/instruction_effects.h"
 #include "rewriter/lifetimes.h"
 #include "rewriter/live_overlaps.h"
 
@@ -24,12 +27,23 @@ bool Overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
 class Checker {
  public:
   Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
-      : view_(view), shared_(shared), plan_(plan) {}
+      : view_(view), shared_(shared), plan_(plan) {
+    // Each buffer's slot, found once by name (slots are per arena).
+    std::map<std::pair<uint32_t, std::string>, const FrontSlot*> slots;
+    for (const FrontRegion& f : plan_.fronts) {
+      for (const FrontSlot& s : f.slots) slots[{f.memory_id, s.name}] = &s;
+    }
+    for (const SharedBuffer& b : shared_.buffers) {
+      auto it = slots.find({b.memory_id, b.name});
+      slot_of_buffer_.push_back(it != slots.end() ? it->second : nullptr);
+    }
+  }
 
   std::vector<PlanViolation> Run() {
     if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
     CheckFronts();
     for (const MethodPlan& m : plan_.methods) {
+      LearnMethod(m);
       CheckSharedPlacements(m);
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
@@ -118,13 +132,20 @@ class Checker {
     }
   }
 
-  const FrontSlot* SlotOf(const SharedBuffer& b) const {
-    const FrontRegion* f = plan_.front(b.memory_id);
-    if (f == nullptr) return nullptr;
-    for (const FrontSlot& s : f->slots) {
-      if (s.name == b.name) return &s;
+  // What the checks of one method need, found once per method: which
+  // buffers it has, which slots those are, and which tensors the program
+  // shows to be aliases of them (alias_evidence.h, from the input).
+  void LearnMethod(const MethodPlan& m) {
+    const MethodView& in = view_.methods[m.method_index];
+    has_slot_.clear();
+    std::vector<BufferInMethod> buffers;
+    for (size_t i = 0; i < shared_.buffers.size(); ++i) {
+      const auto& value = shared_.buffers[i].value_in_method[m.method_index];
+      if (!value) continue;
+      buffers.push_back({i, *value});
+      if (slot_of_buffer_[i] != nullptr) has_slot_.insert(slot_of_buffer_[i]);
     }
-    return nullptr;
+    aliases_ = FindSharedAliases(in, ReadMethodEffects(in), buffers);
   }
 
   static const TensorMove* MoveOf(const MethodPlan& m, uint32_t value_index) {
@@ -139,7 +160,7 @@ class Checker {
     for (const SharedBuffer& b : shared_.buffers) {
       const auto& value = b.value_in_method[m.method_index];
       if (!value) continue;
-      const FrontSlot* slot = SlotOf(b);
+      const FrontSlot* slot = slot_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())];
       const TensorMove* move = MoveOf(m, *value);
       if (slot == nullptr || move == nullptr) {
         Fail("I1", "shared buffer '" + b.name + "' has no front slot or no placement in method " +
@@ -156,11 +177,8 @@ class Checker {
     }
   }
 
-  bool MethodHas(const MethodPlan& m, const std::string& buffer_name) const {
-    return std::any_of(shared_.buffers.begin(), shared_.buffers.end(), [&](const SharedBuffer& b) {
-      return b.name == buffer_name && b.value_in_method[m.method_index].has_value();
-    });
-  }
+  // The method (LearnMethod's) has the buffer of this slot.
+  bool MethodHas(const FrontSlot& slot) const { return has_slot_.count(&slot) != 0; }
 
   bool MethodUsesArena(const MethodPlan& m, uint32_t memory_id) const {
     if (memory_id == 0 || memory_id > m.arena_sizes_before.size()) return false;
@@ -170,23 +188,27 @@ class Checker {
     });
   }
 
-  // I2: only the shared buffers and what lies inside them touch a front.
+  // I2: only a shared buffer the method has and the tensors the program
+  // shows to be its aliases touch a front, each inside that buffer's slot;
+  // the slot of a buffer the method lacks stays empty.
   void CheckFrontRegionsFree(const MethodPlan& m) {
     for (const FrontRegion& f : plan_.fronts) {
       if (!MethodUsesArena(m, f.memory_id)) continue;
       for (const TensorMove& move : m.moves) {
         const Placement& p = move.after;
         if (p.memory_id != f.memory_id || p.nbytes == 0 || p.offset >= f.size) continue;
-        // Only a buffer the method has can have aliases in its slot; the
-        // slot of a buffer it lacks stays empty.
-        bool inside_slot = std::any_of(f.slots.begin(), f.slots.end(), [&](const FrontSlot& s) {
-          return MethodHas(m, s.name) && p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
-        });
-        if (!inside_slot) {
-          Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
-                         " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
-                         std::to_string(f.memory_id));
+        const int32_t buffer = move.value_index < aliases_.buffer_of.size()
+                                   ? aliases_.buffer_of[move.value_index]
+                                   : -1;
+        const FrontSlot* slot =
+            buffer >= 0 ? slot_of_buffer_[static_cast<size_t>(buffer)] : nullptr;
+        if (slot != nullptr && p.offset >= slot->offset && p.end() <= slot->offset + slot->nbytes) {
+          continue;
         }
+        Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
+                       " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
+                       std::to_string(f.memory_id) +
+                       (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
       }
     }
   }
@@ -329,8 +351,7 @@ class Checker {
           // A slot the method has may still add its alignment padding
           // (design.md I6): with --alignment above the input's, the slot
           // is larger than the buffer whose place it takes.
-          allowed +=
-              MethodHas(m, s.name) ? s.slot_bytes - std::min(s.slot_bytes, s.nbytes) : s.slot_bytes;
+          allowed += MethodHas(s) ? s.slot_bytes - std::min(s.slot_bytes, s.nbytes) : s.slot_bytes;
         }
       }
       if (plan_.strategy == "relocate") {
@@ -365,6 +386,11 @@ class Checker {
   const SharedBufferSet& shared_;
   const Plan& plan_;
   std::vector<PlanViolation> violations_;
+  /// Indexed like shared_.buffers.
+  std::vector<const FrontSlot*> slot_of_buffer_;
+  // Of the method being checked (LearnMethod).
+  std::set<const FrontSlot*> has_slot_;
+  SharedAliases aliases_;
 };
 
 }  // namespace

@@ -90,7 +90,8 @@ ArenaChoice ChooseArena(Strategy strategy, const PlanOptions& options, const Met
 
 // The method's final plan: per arena, relocate's or replan's placements.
 MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
-                   const MethodReplan* replanned, Plan* plan) {
+                   const MethodReplan* replanned, const std::vector<uint64_t>& lower_bounds,
+                   Plan* plan) {
   MethodPlan m = relocated;
   m.arena_sizes_relocate = relocated.arena_sizes_after;
   for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
@@ -99,7 +100,7 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
     if (choice.miss) plan->limit_misses.push_back(*choice.miss);
     if (arena != nullptr) {
       m.arena_sizes_replan.push_back(arena->replanned ? std::optional(arena->size) : std::nullopt);
-      m.arena_lower_bounds.push_back(arena->lower_bound);
+      m.arena_lower_bounds.push_back(i < lower_bounds.size() ? lower_bounds[i] : 0);
       if (arena->refused && options.strategy != Strategy::kRelocate) {
         plan->warnings.push_back("method " + m.name + ": arena " + std::to_string(i + 1) +
                                  " keeps relocate's layout: " + arena->why_not);
@@ -114,6 +115,29 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
     }
   }
   return m;
+}
+
+// The printed lower bound of each arena: the input's own (lifetimes.h),
+// never above a valid input arena; where the arena holds a front, the front
+// plus what is live at one moment besides the shared buffers and their
+// groups. Not the block planner's bound: its blocks round groups out to the
+// alignment.
+std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetimes& lifetimes,
+                                  const SharedBufferSet& shared,
+                                  const std::vector<FrontRegion>& fronts) {
+  std::vector<uint64_t> bounds = lifetimes.lower_bound;
+  std::vector<bool> in_front(lifetimes.groups.size(), false);
+  for (uint32_t v : SharedValues(method, shared)) {
+    if (v < lifetimes.group_of.size() && lifetimes.group_of[v] >= 0) {
+      in_front[static_cast<size_t>(lifetimes.group_of[v])] = true;
+    }
+  }
+  const std::vector<uint64_t> besides = PeakLiveBytesPerArena(method, lifetimes, in_front);
+  for (const FrontRegion& f : fronts) {
+    const size_t i = f.memory_id - 1;
+    if (i < bounds.size() && UsesArena(method, f.memory_id)) bounds[i] = f.size + besides[i];
+  }
+  return bounds;
 }
 
 }  // namespace
@@ -161,6 +185,19 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   if (options.alignment != 0 && (options.alignment & (options.alignment - 1)) != 0) {
     return Error{"--alignment " + std::to_string(options.alignment) + " is not a power of two"};
   }
+  const uint64_t input_alignment = DetectAlignment(view);
+
+  size_t most_arenas = 0;
+  for (const MethodView& method : view.methods) {
+    most_arenas = std::max(most_arenas, method.arenas.size());
+  }
+  for (const auto& [memory_id, bytes] : options.arena_limits) {
+    if (memory_id > most_arenas) {
+      return Error{"--arena-limit " + std::to_string(memory_id) + "=" + std::to_string(bytes) +
+                   ": no method has arena " + std::to_string(memory_id) + " (the most any has is " +
+                   std::to_string(most_arenas) + ")"};
+    }
+  }
   Result<SharedBufferSet> shared = ChooseSharedBuffers(view, request);
   if (!shared.ok()) return shared.error();
 
@@ -168,14 +205,18 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
   plan.strategy = StrategyName(options.strategy);
-  plan.alignment = options.alignment != 0 ? options.alignment : DetectAlignment(view);
+  // A smaller alignment than the input's would let moved tensors lose the
+  // alignment they have: the input's is kept, and the plan says so.
+  plan.alignment = std::max(options.alignment, input_alignment);
   plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
   plan.warnings = Warnings(input.shared);
-  if (input.shared.buffers.empty() && request.share_auto) {
-    plan.warnings.push_back(
-        "--share-auto found no named mutable buffer that appears in two or more methods: nothing "
-        "is shared, the arenas are only replanned");
+  if (options.alignment != 0 && options.alignment < input_alignment) {
+    plan.warnings.push_back("--alignment " + std::to_string(options.alignment) +
+                            " is below the input's alignment " + std::to_string(input_alignment) +
+                            ": kept " + std::to_string(input_alignment) +
+                            ", so that no moved tensor loses its alignment");
   }
+  plan.nothing_to_share = input.shared.nothing_to_share;
   const bool run_replan = options.strategy != Strategy::kRelocate || options.compare_strategies;
   ReplanOptions replan_options;
   replan_options.alignment = plan.alignment;
@@ -184,11 +225,14 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   for (const MethodView& method : view.methods) {
     MethodPlan relocated = RelocateMethod(method, input.shared, plan.fronts);
     std::optional<MethodReplan> replanned;
+    std::vector<uint64_t> lower_bounds;
     if (run_replan) {
       MethodLifetimes lifetimes = ComputeLifetimes(method, SharedValues(method, input.shared));
       replanned = ReplanMethod(method, lifetimes, input.shared, plan.fronts, replan_options);
+      lower_bounds = LowerBounds(method, lifetimes, input.shared, plan.fronts);
     }
-    plan.methods.push_back(Combine(options, relocated, replanned ? &*replanned : nullptr, &plan));
+    plan.methods.push_back(
+        Combine(options, relocated, replanned ? &*replanned : nullptr, lower_bounds, &plan));
   }
   return input;
 }

@@ -114,6 +114,30 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
 
 }  // namespace
 
+std::string TensorValue::Shape() const {
+  const char* type = fb::EnumNameScalarType(static_cast<fb::ScalarType>(scalar_type));
+  std::string text = *type != '\0' ? type : "scalar type " + std::to_string(scalar_type);
+  text += "[";
+  if (table != nullptr && table->sizes() != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < table->sizes()->size(); ++i) {
+      text += (i > 0 ? "," : "") + std::to_string(table->sizes()->Get(i));
+    }
+  }
+  return text + "]";
+}
+
+bool TensorValue::SameShape(const TensorValue& other) const {
+  if (scalar_type != other.scalar_type) return false;
+  const auto* a = table != nullptr ? table->sizes() : nullptr;
+  const auto* b = other.table != nullptr ? other.table->sizes() : nullptr;
+  const size_t na = a ? a->size() : 0, nb = b ? b->size() : 0;
+  if (na != nb) return false;
+  for (flatbuffers::uoffset_t i = 0; i < na; ++i) {
+    if (a->Get(i) != b->Get(i)) return false;
+  }
+  return true;
+}
+
 size_t MethodView::planned_count() const {
   size_t count = 0;
   for (const TensorValue& t : tensors) count += t.planned ? 1 : 0;

@@ -62,6 +62,10 @@ struct TensorValue {
   /// State that must survive between executions: a planned tensor with an
   /// initial state or a name.
   bool is_mutable_buffer() const { return planned && (has_initial_state || !name.empty()); }
+  /// "FLOAT[1,8,128,64]": scalar type and sizes, as messages show a tensor.
+  std::string Shape() const;
+  /// Same scalar type and sizes.
+  bool SameShape(const TensorValue& other) const;
 };
 
 /// One planned memory arena of a method.

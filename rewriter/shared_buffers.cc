@@ -4,6 +4,9 @@
 #include <map>
 #include <set>
 
+#include "rewriter/alias_evidence.h"
+#include "rewriter/instruction_effects.h"
+
 namespace pteshare {
 namespace {
 
@@ -15,17 +18,33 @@ std::string ValueLabel(const MethodView& method, uint32_t value_index) {
   return "method " + method.name + ", value " + std::to_string(value_index);
 }
 
+std::string NamingText(const ValueNaming& naming) {
+  return naming.method + ":" + std::to_string(naming.value_index) + "=" + naming.name;
+}
+
 // Per method: name -> the values carrying it, after --name assignments.
 using NamesInMethod = std::map<std::string, std::vector<const TensorValue*>>;
 
-Result<std::vector<NamesInMethod>> CollectNames(const ProgramView& view,
-                                                const std::vector<ValueNaming>& namings) {
-  std::vector<std::map<uint32_t, std::string>> assigned(view.methods.size());
+struct CollectedNames {
+  std::vector<NamesInMethod> by_method;
+  /// Per method, value index -> the name --name gave it.
+  std::vector<std::map<uint32_t, std::string>> assigned;
+};
+
+Result<CollectedNames> CollectNames(const ProgramView& view,
+                                    const std::vector<ValueNaming>& namings) {
+  CollectedNames names;
+  names.assigned.resize(view.methods.size());
   for (const ValueNaming& naming : namings) {
     const MethodView* method = view.method(naming.method);
     if (method == nullptr) {
-      return Error{"--name " + naming.method + ":" + std::to_string(naming.value_index) + "=" +
-                   naming.name + ": the program has no method '" + naming.method + "'"};
+      return Error{"--name " + NamingText(naming) + ": the program has no method '" +
+                   naming.method + "'"};
+    }
+    if (naming.value_index >= method->value_count) {
+      return Error{"--name " + NamingText(naming) + ": method " + method->name + " has " +
+                   std::to_string(method->value_count) + " values (0 to " +
+                   std::to_string(method->value_count == 0 ? 0 : method->value_count - 1) + ")"};
     }
     const TensorValue* tensor = method->tensor(naming.value_index);
     if (tensor == nullptr) {
@@ -35,14 +54,15 @@ Result<std::vector<NamesInMethod>> CollectNames(const ProgramView& view,
       return Error{"--name: " + ValueLabel(*method, naming.value_index) + " is already named '" +
                    std::string(tensor->name) + "'"};
     }
-    assigned[method->index][naming.value_index] = naming.name;
+    names.assigned[method->index][naming.value_index] = naming.name;
   }
-  std::vector<NamesInMethod> names(view.methods.size());
+  names.by_method.resize(view.methods.size());
   for (const MethodView& method : view.methods) {
     for (const TensorValue& t : method.tensors) {
-      auto it = assigned[method.index].find(t.value_index);
-      std::string name = it != assigned[method.index].end() ? it->second : std::string(t.name);
-      if (!name.empty()) names[method.index][name].push_back(&t);
+      auto it = names.assigned[method.index].find(t.value_index);
+      std::string name =
+          it != names.assigned[method.index].end() ? it->second : std::string(t.name);
+      if (!name.empty()) names.by_method[method.index][name].push_back(&t);
     }
   }
   return names;
@@ -64,6 +84,113 @@ std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names) {
     if (count >= 2) chosen.push_back(name);
   }
   return chosen;
+}
+
+// The unnamed mutable buffers of one method, by value index.
+std::vector<const TensorValue*> UnnamedState(const MethodView& method,
+                                             const std::map<uint32_t, std::string>& assigned) {
+  std::vector<const TensorValue*> state;
+  for (const TensorValue& t : method.tensors) {
+    if (t.planned && t.nbytes > 0 && t.has_initial_state && t.name.empty() &&
+        assigned.count(t.value_index) == 0) {
+      state.push_back(&t);
+    }
+  }
+  return state;
+}
+
+std::string Describe(const MethodView& method, const TensorValue& t) {
+  return method.name + ":" + std::to_string(t.value_index) + " " + t.Shape() + " arena " +
+         std::to_string(t.placement.memory_id);
+}
+
+// Pairs the k-th unnamed mutable buffer of every method that has any (see
+// shared_buffers.h), adding the names to `names`.
+Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, CollectedNames* names) {
+  std::vector<const MethodView*> with_state;
+  std::vector<std::vector<const TensorValue*>> state;
+  for (const MethodView& method : view.methods) {
+    std::vector<const TensorValue*> s = UnnamedState(method, names->assigned[method.index]);
+    if (s.empty()) continue;
+    with_state.push_back(&method);
+    state.push_back(std::move(s));
+  }
+  std::vector<StatePairing> pairings;
+  if (with_state.size() < 2) return pairings;
+  const MethodView& first = *with_state[0];
+  // The --name options that pair the k-th buffers by hand.
+  auto by_hand = [&](size_t k) {
+    std::string text;
+    for (size_t m = 0; m < with_state.size(); ++m) {
+      if (k >= state[m].size()) continue;
+      text += (text.empty() ? "" : " ") + std::string("--name ") + with_state[m]->name + ":" +
+              std::to_string(state[m][k]->value_index) + "=NAME";
+    }
+    return text;
+  };
+  for (size_t m = 1; m < with_state.size(); ++m) {
+    const size_t n = std::min(state[0].size(), state[m].size());
+    for (size_t k = 0; k < n; ++k) {
+      const TensorValue& a = *state[0][k];
+      const TensorValue& b = *state[m][k];
+      if (a.SameShape(b) && a.placement.memory_id == b.placement.memory_id) continue;
+      return Error{"--share-auto cannot pair the unnamed state of methods " + first.name + " and " +
+                   with_state[m]->name + ": unnamed mutable buffer " + std::to_string(k) + " is " +
+                   Describe(first, a) + " but " + Describe(*with_state[m], b) +
+                   "; name the buffers to share by hand, e.g. " + by_hand(k) + " and --share NAME"};
+    }
+    if (state[0].size() != state[m].size()) {
+      const bool first_longer = state[0].size() > state[m].size();
+      const MethodView& longer = first_longer ? first : *with_state[m];
+      const TensorValue& extra = *(first_longer ? state[0] : state[m])[n];
+      return Error{"--share-auto cannot pair the unnamed state of methods " + first.name + " and " +
+                   with_state[m]->name + ": they have " + std::to_string(state[0].size()) +
+                   " and " + std::to_string(state[m].size()) +
+                   " unnamed mutable buffers (the first without a partner is " +
+                   Describe(longer, extra) +
+                   "); name the buffers to share by hand with --name METHOD:VALUE=NAME and "
+                   "--share NAME"};
+    }
+  }
+  const size_t count = state[0].size();
+  for (size_t k = 0; k < count; ++k) {
+    StatePairing pairing;
+    pairing.name = PairedStateName(k, count);
+    pairing.shape = state[0][k]->Shape();
+    pairing.memory_id = state[0][k]->placement.memory_id;
+    for (size_t m = 0; m < with_state.size(); ++m) {
+      const TensorValue* t = state[m][k];
+      pairing.values.emplace_back(with_state[m]->index, t->value_index);
+      NamesInMethod& in_method = names->by_method[with_state[m]->index];
+      if (in_method.count(pairing.name) != 0) {
+        return Error{"--share-auto: the name " + pairing.name + " it would give " +
+                     ValueLabel(*with_state[m], t->value_index) +
+                     " is already a name in that method"};
+      }
+      in_method[pairing.name].push_back(t);
+    }
+    pairings.push_back(std::move(pairing));
+  }
+  return pairings;
+}
+
+// Methods with mutable state (named or unnamed), for the "nothing shared"
+// messages.
+std::vector<std::string> MethodsWithState(const ProgramView& view) {
+  std::vector<std::string> methods;
+  for (const MethodView& method : view.methods) {
+    if (std::any_of(method.tensors.begin(), method.tensors.end(),
+                    [](const TensorValue& t) { return t.is_mutable_buffer(); })) {
+      methods.push_back(method.name);
+    }
+  }
+  return methods;
+}
+
+std::string JoinWords(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
+  return text;
 }
 
 // One method's value for `name`: several values may carry it only if they
@@ -97,68 +224,157 @@ Result<const TensorValue*> PickValue(const MethodView& method, const std::string
   return first;
 }
 
-// In each method: shared buffers must not overlap each other, and any other
-// tensor must lie inside a shared buffer (an alias) or outside it.
+// The method's shared buffers with their placements, by (arena, offset).
+struct PlacedBuffer {
+  Placement placement;
+  size_t buffer = 0;
+};
+
+std::vector<PlacedBuffer> PlacedBuffers(const MethodView& method, const SharedBufferSet& set) {
+  std::vector<PlacedBuffer> placed;
+  for (size_t i = 0; i < set.buffers.size(); ++i) {
+    const auto& value = set.buffers[i].value_in_method[method.index];
+    if (value) placed.push_back({method.tensor(*value)->placement, i});
+  }
+  std::sort(placed.begin(), placed.end(), [](const PlacedBuffer& a, const PlacedBuffer& b) {
+    return a.placement.memory_id != b.placement.memory_id
+               ? a.placement.memory_id < b.placement.memory_id
+               : a.placement.offset < b.placement.offset;
+  });
+  return placed;
+}
+
+// In each method: shared buffers must not overlap each other; any other
+// tensor lies outside every shared buffer or inside one, and inside only as
+// an alias the program shows. O(n log n) per method.
 Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
   for (const MethodView& method : view.methods) {
-    for (size_t i = 0; i < set.buffers.size(); ++i) {
-      const SharedBuffer& a = set.buffers[i];
-      if (!a.value_in_method[method.index]) continue;
-      const Placement& pa = method.tensor(*a.value_in_method[method.index])->placement;
-      for (size_t j = i + 1; j < set.buffers.size(); ++j) {
-        const SharedBuffer& b = set.buffers[j];
-        if (!b.value_in_method[method.index] || b.memory_id != a.memory_id) continue;
-        const Placement& pb = method.tensor(*b.value_in_method[method.index])->placement;
-        if (pa.offset < pb.end() && pb.offset < pa.end()) {
-          return Error{"method " + method.name + ": shared buffers '" + a.name + "' " + Range(pa) +
-                       " and '" + b.name + "' " + Range(pb) + " in arena " +
-                       std::to_string(a.memory_id) + " overlap"};
-        }
-      }
-      for (const TensorValue& t : method.tensors) {
-        if (!t.planned || t.nbytes == 0 || t.placement.memory_id != a.memory_id) continue;
-        const Placement& p = t.placement;
-        bool overlaps = p.offset < pa.end() && pa.offset < p.end();
-        bool inside = p.offset >= pa.offset && p.end() <= pa.end();
-        if (overlaps && !inside) {
-          return Error{ValueLabel(method, t.value_index) + " " + Range(p) +
-                       " straddles shared buffer '" + a.name + "' " + Range(pa) + " in arena " +
-                       std::to_string(a.memory_id)};
-        }
+    const std::vector<PlacedBuffer> placed = PlacedBuffers(method, set);
+    if (placed.empty()) continue;
+    for (size_t i = 1; i < placed.size(); ++i) {
+      // Sorted by start: if any two overlap, two neighbours do.
+      const PlacedBuffer& a = placed[i - 1];
+      const PlacedBuffer& b = placed[i];
+      if (a.placement.memory_id == b.placement.memory_id &&
+          b.placement.offset < a.placement.end()) {
+        return Error{"method " + method.name + ": shared buffers '" + set.buffers[a.buffer].name +
+                     "' " + Range(a.placement) + " and '" + set.buffers[b.buffer].name + "' " +
+                     Range(b.placement) + " in arena " + std::to_string(a.placement.memory_id) +
+                     " overlap"};
       }
     }
+    for (const TensorValue& t : method.tensors) {
+      if (!t.planned || t.nbytes == 0) continue;
+      const Placement& p = t.placement;
+      // The last buffer starting below p's end is the only one p can
+      // overlap without lying outside all of them (the buffers are disjoint).
+      auto it = std::lower_bound(
+          placed.begin(), placed.end(), p, [](const PlacedBuffer& b, const Placement& x) {
+            return b.placement.memory_id != x.memory_id ? b.placement.memory_id < x.memory_id
+                                                        : b.placement.offset < x.end();
+          });
+      if (it == placed.begin()) continue;
+      const PlacedBuffer& b = *std::prev(it);
+      const Placement& pb = b.placement;
+      const bool overlaps = pb.memory_id == p.memory_id && p.offset < pb.end();
+      const bool inside = p.offset >= pb.offset && p.end() <= pb.end();
+      if (overlaps && !inside) {
+        return Error{ValueLabel(method, t.value_index) + " " + Range(p) +
+                     " straddles shared buffer '" + set.buffers[b.buffer].name + "' " + Range(pb) +
+                     " in arena " + std::to_string(pb.memory_id)};
+      }
+    }
+    std::vector<BufferInMethod> buffers;
+    for (const PlacedBuffer& b : placed) {
+      buffers.push_back({b.buffer, *set.buffers[b.buffer].value_in_method[method.index]});
+    }
+    const SharedAliases aliases = FindSharedAliases(method, ReadMethodEffects(method), buffers);
+    if (!aliases.intruders.empty()) {
+      const Intruder& in = aliases.intruders.front();
+      const TensorValue& t = *method.tensor(in.value_index);
+      const SharedBuffer& b = set.buffers[in.buffer];
+      const Placement& pb = method.tensor(*b.value_in_method[method.index])->placement;
+      std::string more;
+      if (aliases.intruders.size() > 1) {
+        more = " (and " + std::to_string(aliases.intruders.size() - 1) + " more like it)";
+      }
+      return Error{ValueLabel(method, in.value_index) + " " + t.Shape() + " at " +
+                   Range(t.placement) + " of arena " + std::to_string(pb.memory_id) +
+                   " lies inside shared buffer '" + b.name + "' " + Range(pb) + " but " + in.why +
+                   ": it would overwrite the shared state" + more};
+    }
+  }
+  return Status::Ok();
+}
+
+// Every --name must end up naming a shared buffer: a name that is not is a
+// mistake the user should hear about, not an option silently dropped.
+Status CheckNamingsUsed(const ProgramView& view, const std::vector<ValueNaming>& namings,
+                        const std::set<std::string>& chosen,
+                        const std::vector<NamesInMethod>& names) {
+  for (const ValueNaming& naming : namings) {
+    if (chosen.count(naming.name) != 0) continue;
+    std::vector<std::string> in;
+    for (const MethodView& method : view.methods) {
+      if (names[method.index].count(naming.name) != 0) in.push_back(method.name);
+    }
+    return Error{"--name " + NamingText(naming) + ": '" + naming.name +
+                 "' is not shared: it names a value in method" + (in.size() == 1 ? " " : "s ") +
+                 JoinWords(in) +
+                 " only; give the same name to the buffer in another method, and --share it "
+                 "or use --share-auto"};
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const ShareRequest& request) {
-  Result<std::vector<NamesInMethod>> names = CollectNames(view, request.namings);
-  if (!names.ok()) return names.error();
+std::string PairedStateName(size_t k, size_t count) {
+  const size_t width = std::max<size_t>(3, std::to_string(count == 0 ? 0 : count - 1).size());
+  std::string digits = std::to_string(k);
+  return "paired_state." + std::string(width - std::min(width, digits.size()), '0') + digits;
+}
 
+Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const ShareRequest& request) {
+  Result<CollectedNames> collected = CollectNames(view, request.namings);
+  if (!collected.ok()) return collected.error();
+  SharedBufferSet set;
   std::set<std::string> chosen(request.names.begin(), request.names.end());
   if (request.share_auto) {
-    for (std::string& name : AutoNames(*names)) chosen.insert(std::move(name));
+    for (std::string& name : AutoNames(collected->by_method)) chosen.insert(std::move(name));
+    Result<std::vector<StatePairing>> pairings = PairUnnamedState(view, &*collected);
+    if (!pairings.ok()) return pairings.error();
+    for (const StatePairing& pairing : *pairings) chosen.insert(pairing.name);
+    set.pairings = std::move(pairings).value();
+  }
+  const std::vector<NamesInMethod>& names = collected->by_method;
+  Status used = CheckNamingsUsed(view, request.namings, chosen, names);
+  if (!used.ok()) return used.error();
+  if (chosen.empty() && request.share_auto) {
+    const std::vector<std::string> with_state = MethodsWithState(view);
+    if (with_state.size() >= 2) {
+      return Error{"--share-auto shares nothing, but methods " + JoinWords(with_state) +
+                   " have mutable state: no buffer name appears in two of them and their "
+                   "unnamed state does not pair; name the buffers to share with --name "
+                   "METHOD:VALUE_INDEX=NAME and --share NAME"};
+    }
+    set.nothing_to_share = with_state.empty()
+                               ? "no method has mutable state"
+                               : "only method " + with_state.front() + " has mutable state";
+    return set;
   }
   if (chosen.empty() && !request.allow_none) {
-    if (request.share_auto) {
-      return Error{
-          "--share-auto found no named mutable buffer that appears in two or more "
-          "methods (name unnamed buffers with --name METHOD:VALUE_INDEX=NAME)"};
-    }
     return Error{"no shared buffer chosen: give --share NAME..., or --share-auto"};
   }
 
-  SharedBufferSet set;
   for (const std::string& name : chosen) {  // std::set: sorted-name order
     SharedBuffer buffer;
     buffer.name = name;
     buffer.value_in_method.resize(view.methods.size());
     const MethodView* first_method = nullptr;
     for (const MethodView& method : view.methods) {
-      auto it = (*names)[method.index].find(name);
-      if (it == (*names)[method.index].end()) continue;
+      auto it = names[method.index].find(name);
+      if (it == names[method.index].end()) continue;
       Result<const TensorValue*> picked = PickValue(method, name, it->second);
       if (!picked.ok()) return picked.error();
       const TensorValue& t = **picked;

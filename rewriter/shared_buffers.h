@@ -3,6 +3,21 @@
 // names given to unnamed buffers by position (--name). Everything that makes
 // a choice impossible is an input error naming the method, value and
 // numbers.
+//
+// Pairing unnamed state (--share-auto). The exporter writes buffer names
+// only when asked to (emit_mutable_buffer_names), so real programs carry
+// their state unnamed: planned tensors with an initial state and no name.
+// It emits each method's mutable buffers from the module's one list of
+// buffers, in that list's order, so the k-th unnamed mutable buffer (by
+// value index) of every method that has state is the same buffer. That is
+// taken only when it can be checked: every method with unnamed state has as
+// many, and the k-th of each agree in scalar type, sizes and arena. Paired
+// buffers are named `paired_state.K` (K zero-padded to one width, so sorted
+// names keep the pairing order); `--write-names` can store those names.
+// Any disagreement is an input error naming the first mismatch and the
+// `--name` options that pair by hand. Two or more methods with state and
+// nothing shared is an error too; a program where fewer than two methods
+// have state has nothing to share (SharedBufferSet::nothing_to_share).
 #pragma once
 
 #include <cstdint>
@@ -41,14 +56,33 @@ struct SharedBuffer {
   std::vector<std::string> methods_with_initial_state;
 };
 
+/// One pair (or tuple) of unnamed mutable buffers that --share-auto joined.
+struct StatePairing {
+  std::string name;  // the name the pairing gave them
+  /// (method index, value index) of each member, in method order.
+  std::vector<std::pair<uint32_t, uint32_t>> values;
+  std::string shape;  // "FLOAT[1,8,128,64]"
+  uint32_t memory_id = 0;
+};
+
 /// The chosen buffers, sorted by name (the front-region order).
 struct SharedBufferSet {
   std::vector<SharedBuffer> buffers;
+  /// The unnamed buffers --share-auto paired, in pairing order.
+  std::vector<StatePairing> pairings;
+  /// Set when --share-auto found nothing to share because fewer than two
+  /// methods have mutable state: says which (for "nothing to share").
+  std::string nothing_to_share;
 };
+
+/// The name pairing gives the k-th of `count` paired buffers.
+std::string PairedStateName(size_t k, size_t count);
 
 /// Resolves `request` against `view` and checks it: every name is a planned
 /// tensor in some method, with one size and one arena in all of them, not
-/// overlapping another shared buffer, and no other tensor straddles it.
+/// overlapping another shared buffer; no other tensor straddles it, and
+/// every tensor inside it is an alias the program shows (alias_evidence.h);
+/// every --name names a value that ends up shared.
 Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const ShareRequest& request);
 
 }  // namespace pteshare

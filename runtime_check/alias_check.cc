@@ -12,6 +12,7 @@
 #include "runtime_check/method_layout.h"
 #include "runtime_check/program_bytes.h"
 #include "runtime_check/shared_buffers.h"
+#include "runtime_check/state_pairing.h"
 
 namespace pteshare::runtime_check {
 namespace {
@@ -39,6 +40,7 @@ ProgramState ReadAndCheckProgram(const void* data, size_t size, const CheckOptio
   }
   state.methods = internal::ReadMethodLayouts(*program, &report->findings);
   internal::ApplyNameAssignments(options.extra_names, &state.methods, &report->findings);
+  internal::PairUnnamedState(&state.methods, &report->findings);
   state.groups =
       internal::CollectSharedGroups(state.methods, options.shared_names, &report->findings);
   internal::CheckSamePlacement(state.methods, state.groups, compare, &report->findings);

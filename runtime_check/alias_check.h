@@ -9,8 +9,10 @@
 // Two checks:
 //  - CheckProgram: the placements written in the file. Every shared buffer
 //    has one (memory_id, offset, nbytes) in every method that has it; no
-//    other tensor of any method overlaps it unless it lies inside it (an
-//    alias); every planned tensor fits its arena.
+//    other tensor of any method overlaps it unless it lies inside it and
+//    the program shows it to be an alias (never written, or written only by
+//    instructions that also take the buffer or an alias of it); every
+//    planned tensor fits its arena.
 //  - CheckBindings: the above, plus the memory the application is about to
 //    hand each method (one buffer per memory_id, as ExecuTorch's
 //    HierarchicalAllocator takes them): every shared buffer must land on
@@ -78,6 +80,13 @@ enum class FindingKind {
   /// placement in `reference_method`, whose memory the tensor's bytes hit;
   /// `placement` is the overlapping tensor. expected/actual: unused.
   kOverlap,
+  /// A tensor lies inside a shared buffer, but the program does not show
+  /// it to be an alias of the buffer (docs/design.md, "Alias by evidence"):
+  /// a method input, a tensor with its own initial state, or one written by
+  /// an instruction that references neither the buffer nor an alias of it.
+  /// It would overwrite the shared state. `name`, `reference`: the buffer;
+  /// `placement`: the tensor. expected/actual: unused.
+  kUnprovenAlias,
 
   // ---- Sharing, from the memory the application binds (CheckBindings).
   /// A binding names a method the program does not have.
@@ -100,6 +109,10 @@ enum class FindingKind {
   /// Module(share_memory_arenas=true) shares arenas 1 and 2 only.
   /// actual: the memory_id.
   kArenaNotSharedByModule,
+  /// Two or more methods have unnamed state (initial state, no name) that
+  /// does not pair (alias_check's automatic choice, see CheckOptions), so
+  /// its sharing is not checked. expected/actual: unused.
+  kUnpairedState,
 };
 
 enum class Severity { kError, kWarning };
@@ -145,6 +158,8 @@ struct SharedBuffer {
   std::vector<std::string> methods;
   /// Methods where it has an initial state (data_buffer_idx > 0).
   std::vector<std::string> methods_with_initial_state;
+  /// Named by pairing unnamed state, not by the file or the caller.
+  bool paired = false;
 };
 
 /// A method's arenas: arena_sizes[i] is the size of memory_id i + 1
@@ -187,7 +202,11 @@ struct NameAssignment {
 struct CheckOptions {
   /// The buffers that must be shared, by name. Empty: every named planned
   /// buffer that appears in two or more methods. Names come from
-  /// extra_tensor_info.fully_qualified_name and from `extra_names`.
+  /// extra_tensor_info.fully_qualified_name, from `extra_names`, and from
+  /// pairing unnamed state: the k-th unnamed mutable buffer (initial state,
+  /// no name) of every method that has any is named `paired_state.K` when
+  /// all such methods have as many and the k-th agree in scalar type, sizes
+  /// and arena (pteshare's --share-auto pairs them the same way).
   std::vector<std::string> shared_names;
   std::vector<NameAssignment> extra_names;
 };

@@ -9,6 +9,7 @@ Severity SeverityOf(FindingKind kind) {
   switch (kind) {
     case FindingKind::kInitialStateInSeveralMethods:
     case FindingKind::kArenaNotSharedByModule:
+    case FindingKind::kUnpairedState:
       return Severity::kWarning;
     default:
       return Severity::kError;
@@ -66,6 +67,8 @@ const char* FindingKindName(FindingKind kind) {
       return "size_mismatch";
     case FindingKind::kOverlap:
       return "overlap";
+    case FindingKind::kUnprovenAlias:
+      return "unproven_alias";
     case FindingKind::kUnknownMethod:
       return "unknown_method";
     case FindingKind::kArenaNotBound:
@@ -78,6 +81,8 @@ const char* FindingKindName(FindingKind kind) {
       return "initial_state_in_several_methods";
     case FindingKind::kArenaNotSharedByModule:
       return "arena_not_shared_by_module";
+    case FindingKind::kUnpairedState:
+      return "unpaired_state";
   }
   return "unknown";
 }

@@ -2,6 +2,7 @@
 
 #include "tensor_nbytes.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -62,6 +63,9 @@ PlannedTensor ReadPlannedTensor(const MethodLayout& method, uint32_t value_index
   PlannedTensor planned;
   planned.value_index = value_index;
   planned.has_initial_state = tensor.data_buffer_idx() > 0;
+  planned.scalar_type = static_cast<int8_t>(tensor.scalar_type());
+  if (tensor.sizes() != nullptr)
+    planned.sizes.assign(tensor.sizes()->begin(), tensor.sizes()->end());
   if (const auto* extra = tensor.extra_tensor_info()) {
     if (extra->fully_qualified_name() != nullptr)
       planned.name = extra->fully_qualified_name()->str();
@@ -120,6 +124,7 @@ MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
                               std::vector<Finding>* findings) {
   MethodLayout method;
   method.name = MethodName(plan, index);
+  method.plan = &plan;
 
   // Entry 0 of non_const_buffer_sizes is reserved; entry i is memory_id i.
   if (const auto* sizes = plan.non_const_buffer_sizes()) {
@@ -158,6 +163,17 @@ MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
     }
     method.tensors.push_back(ReadPlannedTensor(method, i, *tensor, findings));
   }
+  if (const auto* inputs = plan.inputs()) {
+    for (int32_t input : *inputs) {
+      if (input < 0) continue;
+      auto it = std::lower_bound(
+          method.tensors.begin(), method.tensors.end(), static_cast<uint32_t>(input),
+          [](const PlannedTensor& t, uint32_t index) { return t.value_index < index; });
+      if (it != method.tensors.end() && it->value_index == static_cast<uint32_t>(input)) {
+        it->is_input = true;
+      }
+    }
+  }
   return method;
 }
 
@@ -166,6 +182,13 @@ MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
 uint64_t MethodLayout::ArenaSize(uint32_t memory_id) const {
   if (memory_id == 0 || memory_id > arena_sizes.size()) return 0;
   return arena_sizes[memory_id - 1].value_or(0);
+}
+
+const PlannedTensor* MethodLayout::Find(uint32_t value_index) const {
+  auto it = std::lower_bound(
+      tensors.begin(), tensors.end(), value_index,
+      [](const PlannedTensor& t, uint32_t index) { return t.value_index < index; });
+  return it != tensors.end() && it->value_index == value_index ? &*it : nullptr;
 }
 
 std::vector<MethodLayout> ReadMethodLayouts(const fb::Program& program,

@@ -29,12 +29,21 @@ struct PlannedTensor {
   std::string name;
   /// data_buffer_idx > 0: the loader copies an initial state into it.
   bool has_initial_state = false;
+  /// Listed in the method's inputs: the caller writes it.
+  bool is_input = false;
+  /// Set when the name was made by pairing unnamed state (state_pairing.h).
+  bool paired = false;
+  int8_t scalar_type = 0;
+  std::vector<int32_t> sizes;
 
   uint64_t end() const { return placement.offset + placement.nbytes; }
 };
 
 struct MethodLayout {
   std::string name;
+  /// The method in the verified program (its instructions, for the alias
+  /// evidence); never null in a layout ReadMethodLayouts made.
+  const fb::ExecutionPlan* plan = nullptr;
   uint32_t value_count = 0;
   /// arena_sizes[i]: size of memory_id i + 1; nullopt when the stored size
   /// is negative (a finding).
@@ -44,6 +53,8 @@ struct MethodLayout {
 
   /// Bytes needed for memory_id `id` (0 for an unknown or invalid arena).
   uint64_t ArenaSize(uint32_t memory_id) const;
+  /// The planned tensor with this value index, or nullptr.
+  const PlannedTensor* Find(uint32_t value_index) const;
 };
 
 /// Reads every method of `program` in order; appends a finding for each

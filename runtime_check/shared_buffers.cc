@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "runtime_check/alias_evidence.h"
 #include "runtime_check/findings.h"
 
 namespace pteshare::runtime_check::internal {
@@ -43,6 +44,13 @@ Finding OccurrenceFinding(FindingKind kind, const std::vector<MethodLayout>& met
   finding.reference_value_index = reference.value_index;
   finding.reference = reference.placement;
   return finding;
+}
+
+std::string ShapeOf(const PlannedTensor& t) {
+  std::string text = "[";
+  for (size_t i = 0; i < t.sizes.size(); ++i)
+    text += (i > 0 ? "," : "") + std::to_string(t.sizes[i]);
+  return text + "]";
 }
 
 bool Overlaps(const Placement& a, const Placement& b) {
@@ -146,9 +154,12 @@ void CheckSamePlacement(const std::vector<MethodLayout>& methods,
 
 void CheckNoOverlap(const std::vector<MethodLayout>& methods,
                     const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
-  for (const SharedGroup& group : groups) {
-    const Occurrence& first = group.occurrences.front();
-    for (size_t m = 0; m < methods.size(); ++m) {
+  for (size_t m = 0; m < methods.size(); ++m) {
+    const MethodLayout& method = methods[m];
+    const std::vector<InstructionUse> uses = ReadInstructionUses(method);
+    const AliasJudge judge(method, uses);
+    for (const SharedGroup& group : groups) {
+      const Occurrence& first = group.occurrences.front();
       // The method's own placement of the buffer; a method without it must
       // keep the reference slot free, since the memory is shared.
       const Occurrence* own = nullptr;
@@ -159,29 +170,54 @@ void CheckNoOverlap(const std::vector<MethodLayout>& methods,
         }
       }
       const Occurrence& slot_owner = own != nullptr ? *own : first;
-      const Placement& slot = TensorOf(methods, slot_owner).placement;
+      const PlannedTensor& buffer = TensorOf(methods, slot_owner);
+      const Placement& slot = buffer.placement;
       if (slot.nbytes == 0) continue;
       const std::string slot_text =
           Extent(slot.offset, slot.nbytes) + (own != nullptr
                                                   ? ")"
                                                   : ", as in method " + methods[first.method].name +
                                                         "; this method must keep it free)");
-
-      for (const PlannedTensor& tensor : methods[m].tensors) {
-        if (!tensor.valid || tensor.placement.nbytes == 0 || tensor.name == group.name) continue;
-        if (!Overlaps(tensor.placement, slot) || LiesInside(tensor.placement, slot)) continue;
-        Finding finding = NewFinding(FindingKind::kOverlap);
-        finding.method = methods[m].name;
+      auto finding_for = [&](FindingKind kind, const PlannedTensor& tensor) {
+        Finding finding = NewFinding(kind);
+        finding.method = method.name;
         finding.value_index = tensor.value_index;
         finding.name = group.name;
         finding.placement = tensor.placement;
         finding.reference_method = methods[slot_owner.method].name;
-        finding.reference_value_index = TensorOf(methods, slot_owner).value_index;
+        finding.reference_value_index = buffer.value_index;
         finding.reference = slot;
-        finding.message = TensorLabel(methods[m].name, tensor.value_index, tensor.name) + ": " +
+        return finding;
+      };
+      std::vector<size_t> inside;  // in a method that has the buffer
+      for (size_t t = 0; t < method.tensors.size(); ++t) {
+        const PlannedTensor& tensor = method.tensors[t];
+        if (!tensor.valid || tensor.placement.nbytes == 0) continue;
+        if (own != nullptr && t == own->tensor) continue;
+        if (!Overlaps(tensor.placement, slot)) continue;
+        if (own != nullptr && LiesInside(tensor.placement, slot)) {
+          inside.push_back(t);
+          continue;
+        }
+        Finding finding = finding_for(FindingKind::kOverlap, tensor);
+        finding.message = TensorLabel(method.name, tensor.value_index, tensor.name) + ": " +
                           Extent(tensor.placement.offset, tensor.placement.nbytes) + " in arena " +
                           std::to_string(slot.memory_id) + " overlaps shared buffer " + group.name +
-                          " (" + slot_text + " without lying inside it";
+                          " (" + slot_text + (own != nullptr ? " without lying inside it" : "");
+        findings->push_back(std::move(finding));
+      }
+      if (inside.empty()) continue;
+      const std::vector<std::string> why = judge.Judge(buffer.value_index, inside);
+      for (size_t i = 0; i < inside.size(); ++i) {
+        if (why[i].empty()) continue;
+        const PlannedTensor& tensor = method.tensors[inside[i]];
+        Finding finding = finding_for(FindingKind::kUnprovenAlias, tensor);
+        finding.message = TensorLabel(method.name, tensor.value_index, tensor.name) + " " +
+                          ShapeOf(tensor) + ": " +
+                          Extent(tensor.placement.offset, tensor.placement.nbytes) + " in arena " +
+                          std::to_string(slot.memory_id) + " lies inside shared buffer " +
+                          group.name + " (" + Extent(slot.offset, slot.nbytes) + ") but " + why[i] +
+                          ": it would overwrite the shared state";
         findings->push_back(std::move(finding));
       }
     }
@@ -230,6 +266,7 @@ std::vector<SharedBuffer> DescribeGroups(const std::vector<MethodLayout>& method
     SharedBuffer buffer;
     buffer.name = group.name;
     buffer.placement = TensorOf(methods, group.occurrences.front()).placement;
+    buffer.paired = TensorOf(methods, group.occurrences.front()).paired;
     for (const Occurrence& o : group.occurrences) {
       const std::string& method = methods[o.method].name;
       if (buffer.methods.empty() || buffer.methods.back() != method) {

@@ -133,12 +133,22 @@ TEST(AliasCheck, CleanProgramPassesWithNamedBuffersAndWithoutExtendedHeader) {
 
 TEST(AliasCheck, AliasInsideSharedBufferIsAllowed) {
   KvProgram kv;
-  // An in-place update result aliasing the cache, in a method that has it
-  // and in one that does not.
+  // A static view of the cache (no instruction writes it) in a method that
+  // has the cache.
   kv.decode().Add(At(128, 1, 512));
-  kv.score().Add(At(256, 1, 0));
   Report report = Check(kv.Build());
   EXPECT_TRUE(report.ok()) << Describe(report);
+}
+
+TEST(AliasCheck, TensorInsideTheSlotOfAMethodWithoutTheBufferOverlapsIt) {
+  KvProgram kv;
+  // score has no k cache, so nothing of it can be an alias: with one set of
+  // arenas its tensor would overwrite prefill's and decode's cache.
+  kv.score().Add(At(256, 1, 0));
+  Report report = Check(kv.Build());
+  ASSERT_EQ(report.error_count(), 1u) << Describe(report);
+  EXPECT_EQ(report.findings[0].kind, FindingKind::kOverlap);
+  EXPECT_EQ(report.findings[0].method, "score");
 }
 
 TEST(AliasCheck, DynamicUnboundTensorIsNotPlanned) {
@@ -152,7 +162,11 @@ TEST(AliasCheck, DynamicUnboundTensorIsNotPlanned) {
   bound.shape_dynamism = fb::TensorShapeDynamism::DYNAMIC_BOUND;
   kv.score().Add(bound);
   Report report = Check(kv.Build());
-  EXPECT_TRUE(report.ok()) << Describe(report);
+  // Planned: it is judged (score lacks k, so it overlaps k's slot); the
+  // unbound one is not.
+  ASSERT_EQ(report.error_count(), 1u) << Describe(report);
+  EXPECT_EQ(report.findings[0].kind, FindingKind::kOverlap);
+  EXPECT_EQ(report.findings[0].value_index, 3);
   EXPECT_EQ(report.methods[2].planned_tensors, 3u);
 }
 

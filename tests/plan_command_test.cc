@@ -40,7 +40,7 @@ TEST(PlanCommand, DeviceArenaKeepsActivationsInArenaOne) {
 
 TEST(PlanCommand, SharingByNameSelectsOnlyThoseBuffers) {
   TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {});
+  std::string file = Synth(dir, "llm.pte", {"--named"});
   CommandOutput out =
       RunTool("pteshare", {"plan", file, "--share", "layers.1.attention.kv_cache.v_cache",
                            "layers.0.attention.kv_cache.k_cache"});
@@ -49,12 +49,15 @@ TEST(PlanCommand, SharingByNameSelectsOnlyThoseBuffers) {
   EXPECT_FALSE(Contains(out.out, "layers.0.attention.kv_cache.v_cache  "));
 }
 
-TEST(PlanCommand, UnnamedProgramNeedsNamesForRelocate) {
+TEST(PlanCommand, ShareAutoPairsUnnamedStateAndPrintsEveryPair) {
   TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {"--unnamed"});
+  std::string file = Synth(dir, "llm.pte", {});  // unnamed, as exported
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "relocate"});
-  EXPECT_EQ(out.exit_status, 2);
-  EXPECT_TRUE(Contains(out.err, "--share-auto found no named mutable buffer")) << out.err;
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "paired 4 unnamed mutable buffers by position")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "prefill:22 <-> decode:22  FLOAT[128,4,16]  arena 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "4 shared buffers")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "verified: I1 I2 I3 I4 I5 I6 hold")) << out.out;
 }
 
 TEST(PlanCommand, UnknownNameIsExitTwoWithOneLine) {

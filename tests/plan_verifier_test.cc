@@ -27,6 +27,8 @@ class PlanVerifierTest : public ::testing::Test {
     });
     ShareRequest request;
     request.names = {"k", "v"};
+    // The input's offsets are 64-aligned: the plan keeps 64 (a smaller
+    // --alignment never lowers a tensor's).
     Result<PlanInput> input =
         MakePlan(program_->view, request, WithStrategy(Strategy::kRelocate, 16));
     ASSERT_TRUE(input.ok()) << input.error().message;
@@ -78,12 +80,12 @@ TEST_F(PlanVerifierTest, ActivationInsideTheFrontRegion) {
 }
 
 TEST_F(PlanVerifierTest, OverlappingPairLosesItsRelativeOffset) {
-  Move(0, 4).after.offset += 16;  // the lifetime-disjoint reuse of [0,64) shifts
+  Move(0, 4).after.offset += 64;  // the lifetime-disjoint reuse of [0,64) shifts, aligned
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
   EXPECT_EQ(v[0].invariant, "I3");
   EXPECT_EQ(v[0].message,
-            "method prefill: values 0 and 4 overlapped at relative offset 0 and now sit at -16");
+            "method prefill: values 0 and 4 overlapped at relative offset 0 and now sit at -64");
 }
 
 TEST_F(PlanVerifierTest, DisjointTensorsMadeToOverlap) {
@@ -108,7 +110,7 @@ TEST_F(PlanVerifierTest, AlignmentLost) {
   std::vector<PlanViolation> v = Violations();
   bool found = std::any_of(v.begin(), v.end(), [](const PlanViolation& x) {
     return x.invariant == "I4" &&
-           x.message == "method prefill, value 3: offset 248 loses the alignment 16";
+           x.message == "method prefill, value 3: offset 248 loses the alignment 64";
   });
   EXPECT_TRUE(found);
 }
@@ -214,6 +216,9 @@ TEST_F(LiveOverlapTest, TensorsLiveTogetherMadeToOverlap) {
 }
 
 TEST_F(LiveOverlapTest, InPlaceAliasLosesItsRelativeOffset) {
+  // A plan at alignment 16 (the planner keeps the input's 64; this hand-made
+  // plan claims less, so the slide below breaks I3 alone, not I4).
+  input_.plan.alignment = 16;
   Move(4).after.offset = Move(3).after.offset + 16;  // d slides off c
   input_.plan.methods[0].arena_sizes_after[0] += 64;
   std::vector<PlanViolation> v = Violations();

@@ -173,7 +173,7 @@ TEST(PlotCommand, BeforeOnlyWithoutSharesHasOneRectanglePerPlannedTensor) {
 
 TEST(PlotCommand, ShareAutoDrawsBeforeAndAfterWithTheFrontRegion) {
   TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2", "--named"});
   std::string svg_path = (dir / "layout.svg").string();
   CommandOutput out = RunTool("pteshare", {"plot", file, "--share-auto", "-o", svg_path});
   ASSERT_EQ(out.exit_status, 0) << out.err;
@@ -216,7 +216,7 @@ TEST(PlotCommand, MethodOptionDrawsOnlyThatMethod) {
 
 TEST(PlotCommand, HtmlIsOnePageWithTheSvgAndTooltips) {
   TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2", "--named"});
   std::string html_path = (dir / "layout.html").string();
   CommandOutput out =
       RunTool("pteshare", {"plot", file, "--share-auto", "--html", "-o", html_path});

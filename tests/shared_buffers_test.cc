@@ -61,12 +61,25 @@ TEST(SharedBuffers, NoBufferChosen) {
             "no shared buffer chosen: give --share NAME..., or --share-auto");
 }
 
-TEST(SharedBuffers, ShareAutoFindsNothing) {
+TEST(SharedBuffers, ShareAutoWithStateInOneMethodHasNothingToShare) {
   ShareRequest request;
   request.share_auto = true;
-  EXPECT_NE(ChoiceError({{"m", {{64, 1, 0, "x", true}}}}, request)
-                .find("--share-auto found no named mutable buffer"),
-            std::string::npos);
+  auto p = testing::Load(std::vector<builder::FixedMethod>{{"m", {{64, 1, 0, "x", true}}}});
+  ASSERT_TRUE(p);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_TRUE(set->buffers.empty());
+  EXPECT_EQ(set->nothing_to_share, "only method m has mutable state");
+}
+
+TEST(SharedBuffers, ShareAutoWithStateInTwoMethodsThatSharesNothingIsAnError) {
+  ShareRequest request;
+  request.share_auto = true;
+  EXPECT_EQ(ChoiceError({{"prefill", {{64, 1, 0, "a", true}}}, {"decode", {{64, 1, 0, "b", true}}}},
+                        request),
+            "--share-auto shares nothing, but methods prefill, decode have mutable state: no "
+            "buffer name appears in two of them and their unnamed state does not pair; name the "
+            "buffers to share with --name METHOD:VALUE_INDEX=NAME and --share NAME");
 }
 
 TEST(SharedBuffers, NameFoundInNoMethod) {
@@ -128,10 +141,11 @@ TEST(SharedBuffers, NamingAMissingMethod) {
             "--name encode:0=s: the program has no method 'encode'");
 }
 
-TEST(SharedBuffers, NamingAValueThatIsNotATensor) {
+TEST(SharedBuffers, NamingAValuePastTheMethodsValuesSaysHowManyItHas) {
   ShareRequest request = Share({"s"});
   request.namings = {{"decode", 7, "s"}};
-  EXPECT_EQ(ChoiceError(kPrefillDecode, request), "--name: method decode, value 7 is not a tensor");
+  EXPECT_EQ(ChoiceError(kPrefillDecode, request),
+            "--name decode:7=s: method decode has 2 values (0 to 1)");
 }
 
 TEST(SharedBuffers, RenamingANamedBufferIsRefused) {

@@ -23,6 +23,14 @@ struct Slot {
   bool operator==(const Slot&) const = default;
 };
 
+/// The caches named, as an exporter asked to emit mutable buffer names
+/// writes them (the default leaves them unnamed).
+LlmConfig Named() {
+  LlmConfig config;
+  config.named = true;
+  return config;
+}
+
 std::vector<uint8_t> BuildLlm(const LlmConfig& config) {
   Result<ProgramSpec> spec = SynthesizeLlm(config);
   if (!spec.ok()) throw std::runtime_error(spec.error().message);
@@ -61,8 +69,14 @@ int CachesThatMoved(const fb::Program& program) {
   return moved;
 }
 
-TEST(SynthLlm, DefaultProgramHasPrefillAndDecodeSharingNamedCaches) {
+TEST(SynthLlm, DefaultProgramLeavesItsCachesUnnamedAsTheExporterDoes) {
   std::vector<uint8_t> bytes = BuildLlm({});
+  EXPECT_TRUE(NamedSlots(Read(bytes), 0).empty());
+  EXPECT_TRUE(NamedSlots(Read(bytes), 1).empty());
+}
+
+TEST(SynthLlm, NamedProgramHasPrefillAndDecodeSharingNamedCaches) {
+  std::vector<uint8_t> bytes = BuildLlm(Named());
   const fb::Program& program = Read(bytes);
   ASSERT_EQ(program.execution_plan()->size(), 2u);
   EXPECT_EQ(program.execution_plan()->Get(0)->name()->str(), "prefill");
@@ -80,7 +94,7 @@ TEST(SynthLlm, DefaultProgramHasPrefillAndDecodeSharingNamedCaches) {
 }
 
 TEST(SynthLlm, ExporterPlanPutsCachesAtDifferentOffsetsInPrefillAndDecode) {
-  std::vector<uint8_t> bytes = BuildLlm({});
+  std::vector<uint8_t> bytes = BuildLlm(Named());
   const fb::Program& program = Read(bytes);
   EXPECT_EQ(CachesThatMoved(program), 4);
 }
@@ -106,7 +120,7 @@ TEST(SynthLlm, UpdateResultAndStaticViewShareTheCachePlacementAndSize) {
 }
 
 TEST(SynthLlm, DeviceArenaPutsCachesInArena2OnCudaAndStillMovesThem) {
-  LlmConfig config;
+  LlmConfig config = Named();
   config.device_arena = true;
   std::vector<uint8_t> bytes = BuildLlm(config);
   const fb::Program& program = Read(bytes);
@@ -123,7 +137,7 @@ TEST(SynthLlm, DeviceArenaPutsCachesInArena2OnCudaAndStillMovesThem) {
 }
 
 TEST(SynthLlm, LegacySharedPutsEveryCacheInArena2AtIdenticalOffsets) {
-  LlmConfig config;
+  LlmConfig config = Named();
   config.legacy_shared = true;
   std::vector<uint8_t> bytes = BuildLlm(config);
   const fb::Program& program = Read(bytes);
@@ -166,7 +180,7 @@ TEST(SynthLlm, SameSeedGivesSameBytesAndAnotherSeedOtherWeights) {
 }
 
 TEST(SynthLlm, ThirtyTwoLayersGiveThousandsOfValuesWellUnderASecond) {
-  LlmConfig config;
+  LlmConfig config = Named();
   config.layers = 32;
   auto start = std::chrono::steady_clock::now();
   std::vector<uint8_t> bytes = BuildLlm(config);

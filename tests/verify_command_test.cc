@@ -104,7 +104,9 @@ TEST(VerifyCommand, JsonReportHasTheDocumentedShape) {
   CommandOutput out = RunTool("pteshare", {"verify", file, "--json"});
   EXPECT_EQ(out.exit_status, 1) << out.out << out.err;
   const std::string& json = out.out;
-  EXPECT_TRUE(json.starts_with("{\n  \"file\": \"" + file + "\",\n  \"ok\": false,")) << json;
+  EXPECT_TRUE(json.starts_with("{\n  \"format_version\": 1,\n  \"file\": \"" + file +
+                               "\",\n  \"ok\": false,"))
+      << json;
   for (const char* part :
        {"\"summary\": \"1 error, 0 warnings: 2 shared buffers across 2 methods\"",
         "\"errors\": 1",

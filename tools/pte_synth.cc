@@ -88,8 +88,14 @@ int main(int argc, char** argv) {
                     "Plan caches (and attention scratch) into arena 2, on CUDA");
   llm_cmd->add_flag("--legacy-shared", llm.legacy_shared,
                     "Old exporter sharing: all caches in an extra arena 2 at identical offsets");
-  bool unnamed = false;
-  llm_cmd->add_flag("--unnamed", unnamed, "Do not write the caches' fully_qualified_name");
+  // Unnamed by default, as the exporter writes state unless asked to emit
+  // mutable buffer names; --unnamed stays accepted for old scripts.
+  bool named = false, unnamed = false;
+  llm_cmd->add_flag("--named", named,
+                    "Write the caches' fully_qualified_name (the exporter's "
+                    "emit_mutable_buffer_names); by default they are unnamed, as exported");
+  llm_cmd->add_flag("--unnamed", unnamed, "The default: leave the caches unnamed");
+  llm_cmd->get_option("--named")->excludes("--unnamed");
 
   pteshare::builder::CnnConfig cnn;
   std::string size = "32x32";
@@ -120,7 +126,7 @@ int main(int argc, char** argv) {
   }
 
   if (llm_cmd->parsed()) {
-    llm.named = !unnamed;
+    llm.named = named;
     return Write(pteshare::builder::SynthesizeLlm(llm), extra_segment, out);
   }
   auto parsed_size = ParseSize(size);

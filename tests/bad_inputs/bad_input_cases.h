@@ -73,6 +73,9 @@ inline std::vector<uint8_t> TinyLlm(bool force_defaults) {
   config.head_dim = 4;
   config.max_seq = 8;
   config.vocab = 8;
+  // Named: the header cases below (which byte flip stays valid) were laid
+  // out on this file's bytes.
+  config.named = true;
   Result<builder::ProgramSpec> spec = builder::SynthesizeLlm(config);
   if (!spec.ok()) throw std::runtime_error("SynthesizeLlm: " + spec.error().message);
   builder::BuildOptions options;

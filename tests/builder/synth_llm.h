@@ -1,7 +1,8 @@
 // A synthetic decoder-only language model with two methods, `prefill`
 // (prefill_len tokens) and `decode` (one token), that share per-layer KV
-// caches as mutable buffers named `layers.{i}.attention.kv_cache.k_cache`
-// and `.v_cache` (initial state zeros, shape [max_seq, heads, head_dim]).
+// caches as mutable buffers (initial state zeros, shape [max_seq, heads,
+// head_dim]), unnamed as the exporter writes them by default, or with
+// `named` called `layers.{i}.attention.kv_cache.k_cache` and `.v_cache`.
 //
 // Each method: tokens (int64 [T]) and input_pos (int64 [1]) in, logits
 // ([T, vocab]) out. Per layer, with dim = heads x head_dim:
@@ -44,8 +45,9 @@ struct LlmConfig {
   /// The exporter's older sharing: every mutable buffer in an extra arena
   /// 2 at identical offsets (sorted by name) in both methods.
   bool legacy_shared = false;
-  /// Write fully_qualified_name on the caches.
-  bool named = true;
+  /// Write fully_qualified_name on the caches (the exporter does only when
+  /// asked to emit mutable buffer names).
+  bool named = false;
   uint64_t seed = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include "rewriter/open_program.h"
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
@@ -86,7 +87,7 @@ void PrintText(const std::string& path, const ProgramView& view) {
 void PrintJson(const std::string& path, const ProgramView& view) {
   const PteLayout& layout = view.layout;
   JsonWriter json;
-  json.BeginObject();
+  BeginJsonDocument(json);
   json.Field("file", path);
   json.Field("file_size", layout.file_size);
   json.Key("extended_header");
@@ -157,7 +158,7 @@ void PrintJson(const std::string& path, const ProgramView& view) {
   }
   json.EndArray();
   json.EndObject();
-  std::fputs(json.str().c_str(), stdout);
+  PrintJsonDocument(json.str());
 }
 
 struct InspectArgs {

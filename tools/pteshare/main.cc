@@ -2,9 +2,11 @@
 // program. Subcommands register themselves (command_registry.h).
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 
 namespace pteshare::cli {
 namespace {
@@ -40,12 +42,19 @@ int main(int argc, char** argv) {
   int exit_status = kExitOk;
   for (const CommandSpec& command : commands) command.add(app, exit_status);
 
+  // Known before parsing, so that a usage error gets its JSON document too.
+  const bool json = std::any_of(argv + 1, argv + argc,
+                                [](const char* arg) { return std::string_view(arg) == "--json"; });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     // CLI11 answers --help/--version with 0; every usage error is our 2.
-    return code == 0 ? kExitOk : kExitBadInput;
+    if (code == 0) return kExitOk;
+    RecordError({"", e.what()});
+    FinishJsonRun(json, kExitBadInput);
+    return kExitBadInput;
   }
+  FinishJsonRun(json, exit_status);
   return exit_status;
 }

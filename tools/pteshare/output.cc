@@ -2,14 +2,18 @@
 
 #include <cstdio>
 
+#include "tools/pteshare/json_document.h"
+
 namespace pteshare::cli {
 
 void PrintFileError(const std::filesystem::path& file, const Error& error) {
   std::fprintf(stderr, "pteshare: %s: %s\n", file.c_str(), error.message.c_str());
+  RecordError({file.string(), error.message});
 }
 
 void PrintError(std::string_view message) {
   std::fprintf(stderr, "pteshare: %.*s\n", static_cast<int>(message.size()), message.data());
+  RecordError({"", std::string(message)});
 }
 
 std::string Grouped(uint64_t value) {

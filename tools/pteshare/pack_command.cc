@@ -11,6 +11,7 @@
 #include "rewriter/block_csv.h"
 #include "rewriter/block_planner.h"
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 
 namespace pteshare::cli {
@@ -59,8 +60,8 @@ int RunPack(const PackOptions& options) {
   const double overhead = OverheadPercent(plan->solution.height, plan->lower_bound);
   if (options.json) {
     JsonWriter json;
-    json.BeginObject()
-        .Field("file", options.file)
+    BeginJsonDocument(json);
+    json.Field("file", options.file)
         .Field("arena_size", plan->solution.height)
         .Field("lower_bound", plan->lower_bound)
         .Field("overhead_percent", overhead)
@@ -81,7 +82,8 @@ int RunPack(const PackOptions& options) {
           .EndObject();
     }
     json.EndArray().EndObject();
-    std::cout << json.str();
+    std::cout.flush();
+    PrintJsonDocument(json.str());
   } else {
     std::cout << FormatBlockCsv(*problem, plan->solution);
   }

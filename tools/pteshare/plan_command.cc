@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
@@ -27,10 +28,11 @@ int RunPlan(const PlanArgs& args) {
   if (!outcome.input) return outcome.exit_status;
   if (args.json) {
     JsonWriter json;
-    json.BeginObject().Field("file", args.file);
+    BeginJsonDocument(json);
+    json.Field("file", args.file);
     WritePlanJson(json, opened->view, outcome);
     json.EndObject();
-    std::fputs(json.str().c_str(), stdout);
+    PrintJsonDocument(json.str());
   } else {
     PrintPlanText(args.file, opened->view, outcome);
   }

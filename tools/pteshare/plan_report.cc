@@ -114,6 +114,12 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
     outcome.exit_status = kExitFindings;
     return outcome;
   }
+  if (!input->plan.nothing_to_share.empty()) {
+    PrintFileError(
+        file,
+        Error{"nothing to share: " + input->plan.nothing_to_share +
+              (options->strategy == Strategy::kRelocate ? "" : "; the arenas are only replanned")});
+  }
   outcome.violations = VerifyPlan(view, input->shared, input->plan);
   outcome.input = std::move(input).value();
   if (!outcome.violations.empty()) {
@@ -128,11 +134,81 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
   return outcome;
 }
 
+std::vector<std::string> PairingLines(const ProgramView& view, const SharedBufferSet& shared) {
+  std::vector<std::string> lines;
+  for (const StatePairing& pairing : shared.pairings) {
+    std::string line;
+    for (const auto& [method, value] : pairing.values) {
+      line +=
+          (line.empty() ? "" : " <-> ") + view.methods[method].name + ":" + std::to_string(value);
+    }
+    lines.push_back(line + "  " + pairing.shape + "  arena " + std::to_string(pairing.memory_id) +
+                    "  (" + pairing.name + ")");
+  }
+  return lines;
+}
+
+std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent) {
+  auto device = [&](uint32_t memory_id) {
+    for (const MethodView& m : view.methods) {
+      if (const Arena* a = m.arena(memory_id)) {
+        return DeviceName(static_cast<int8_t>(a->device), a->device_index);
+      }
+    }
+    return std::string("-");
+  };
+  auto change = [](uint64_t before, uint64_t after) {
+    return before == after ? Grouped(after) + " (unchanged)"
+                           : Grouped(before) + " -> " + Grouped(after);
+  };
+  std::string text = indent +
+                     "memory to allocate: one set of arenas for every method (each arena as large "
+                     "as its largest method) vs a set per method (the sum)\n";
+  auto line = [&](const std::string& what, const ArenaCost& a) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s  %-14s one set %s; separate sets %s\n", indent.c_str(),
+                  what.c_str(), change(a.one_set_before, a.one_set_after).c_str(),
+                  change(a.separate_before, a.separate_after).c_str());
+    text += buf;
+  };
+  for (const ArenaCost& a : cost.arenas) {
+    line("arena " + std::to_string(a.memory_id) + " " + device(a.memory_id), a);
+  }
+  if (cost.arenas.size() > 1) line("total", cost.total);
+  return text;
+}
+
+void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
+  auto fields = [&](const ArenaCost& a) {
+    json.Field("one_set_before", a.one_set_before)
+        .Field("one_set_after", a.one_set_after)
+        .Field("separate_before", a.separate_before)
+        .Field("separate_after", a.separate_after);
+  };
+  json.Key("memory").BeginObject();
+  json.Key("arenas").BeginArray();
+  for (const ArenaCost& a : cost.arenas) {
+    json.BeginObject().Field("memory_id", a.memory_id);
+    fields(a);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("total").BeginObject();
+  fields(cost.total);
+  json.EndObject().EndObject();
+}
+
 void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome) {
   const Plan& plan = outcome.input->plan;
   const SharedBufferSet& shared = outcome.input->shared;
   std::printf("%s: plan (strategy %s, alignment %llu)\n", file.c_str(), plan.strategy.c_str(),
               static_cast<unsigned long long>(plan.alignment));
+  const std::vector<std::string> pairs = PairingLines(view, shared);
+  if (!pairs.empty()) {
+    std::printf("  paired %zu unnamed mutable buffer%s by position (--share-auto):\n", pairs.size(),
+                pairs.size() == 1 ? "" : "s");
+    for (const std::string& pair : pairs) std::printf("    %s\n", pair.c_str());
+  }
   for (const FrontRegion& f : plan.fronts) {
     std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
                 Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
@@ -174,6 +250,7 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
       }
     }
   }
+  std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ").c_str());
   for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
   if (!plan.warnings.empty()) std::printf("\n");
   if (outcome.violations.empty()) {
@@ -185,6 +262,25 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome&
   const Plan& plan = outcome.input->plan;
   const SharedBufferSet& shared = outcome.input->shared;
   json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
+  json.Key("pairs").BeginArray();
+  for (const StatePairing& pairing : shared.pairings) {
+    json.BeginObject().Field("name", pairing.name).Field("shape", pairing.shape);
+    json.Field("memory_id", pairing.memory_id).Key("values").BeginArray();
+    for (const auto& [method, value] : pairing.values) {
+      json.BeginObject()
+          .Field("method", view.methods[method].name)
+          .Field("value_index", value)
+          .EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("nothing_to_share");
+  if (plan.nothing_to_share.empty()) {
+    json.Null();
+  } else {
+    json.String(plan.nothing_to_share);
+  }
   json.Key("fronts").BeginArray();
   for (const FrontRegion& f : plan.fronts) {
     json.BeginObject().Field("memory_id", f.memory_id).Field("size", f.size);
@@ -249,6 +345,7 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome&
     json.EndArray().EndObject();
   }
   json.EndArray();
+  WriteMemoryJson(json, ComputeMemoryCost(plan));
   json.Key("warnings").BeginArray();
   for (const std::string& w : plan.warnings) json.String(w);
   json.EndArray();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/memory_cost.h"
 #include "rewriter/open_program.h"
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
@@ -48,5 +49,16 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
 void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome);
 /// The same as JSON members of an already open object.
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome& outcome);
+
+/// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
+/// --share-auto made of unnamed state.
+std::vector<std::string> PairingLines(const ProgramView& view, const SharedBufferSet& shared);
+
+/// The memory lines (memory_cost.h): per arena and in total, one shared set
+/// of arenas vs separate sets, before -> after. Each line starts with
+/// `indent`.
+std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent);
+/// `"memory": {...}` as a member of an open object.
+void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost);
 
 }  // namespace pteshare::cli

@@ -16,10 +16,12 @@
 
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
+#include "rewriter/memory_cost.h"
 #include "rewriter/patcher.h"
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
@@ -71,22 +73,44 @@ std::string Target(const FileJob& job) {
   return job.in_place ? job.file + " (in place)" : job.file + " -> " + job.out;
 }
 
-std::string Summary(const FileJob& job, const Plan& plan, const PatchSet& patch) {
+// The one-line result, then what a user must know: the pairs made of
+// unnamed state, the memory, and the plan's warnings (as `plan` shows them).
+std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput& input,
+                    const PatchSet& patch, bool verbose) {
+  const Plan& plan = input.plan;
   if (patch.empty()) return Target(job) + ": already planned, no change\n";
   const size_t shared = SharedCount(plan), moved = MovedCount(plan);
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
-  return Target(job) + ": " + std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
-         " front-packed, " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") + " moved, " +
-         Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
+  std::string what = shared == 0 ? "nothing shared, arenas replanned"
+                                 : std::to_string(shared) + " shared buffer" +
+                                       (shared == 1 ? "" : "s") + " front-packed";
+  std::string text = Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" +
+                     (moved == 1 ? "" : "s") + " moved, " + Grouped(patch.appended.size()) +
+                     " bytes appended, " + segments + "\n";
+  const std::vector<std::string> pairs = PairingLines(view, input.shared);
+  if (!pairs.empty()) {
+    text += "  paired " + std::to_string(pairs.size()) + " unnamed mutable buffer" +
+            (pairs.size() == 1 ? "" : "s") + " by position:\n";
+    const size_t shown = verbose ? pairs.size() : std::min<size_t>(pairs.size(), 4);
+    for (size_t i = 0; i < shown; ++i) text += "    " + pairs[i] + "\n";
+    if (shown < pairs.size()) {
+      text += "    ... and " + std::to_string(pairs.size() - shown) +
+              " more (all with -v, or `pteshare plan`)\n";
+    }
+  }
+  text += MemoryText(view, ComputeMemoryCost(plan), "  ");
+  for (const std::string& w : plan.warnings) text += "  warning: " + w + "\n";
+  return text;
 }
 
 std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome& outcome,
                  const PatchSet& patch) {
   const Plan& plan = outcome.input->plan;
   JsonWriter json;
-  json.BeginObject().Field("file", job.file);
+  BeginJsonDocument(json);
+  json.Field("file", job.file);
   json.Key("output");
   if (job.in_place) {
     json.Null();
@@ -148,7 +172,16 @@ Status Write(const RewriteArgs& args, const FileJob& job, const std::optional<Wr
   return WritePatchedCopy(source->get(), before, patch, plan, job.out, options);
 }
 
+// A failed job: with --json its error document (this thread's first error)
+// takes its place in the output.
+JobResult Failed(const RewriteArgs& args, JobResult result) {
+  std::optional<RecordedError> error = TakeRecordedError();
+  if (args.json && error) result.stdout_text = ErrorDocument(*error, result.exit_status);
+  return result;
+}
+
 JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
+  TakeRecordedError();  // this job's errors only
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
   std::error_code ec;
@@ -162,19 +195,19 @@ JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
     if (!locked.ok()) {
       PrintFileError(job.file, locked.error());
       result.exit_status = kExitBadInput;
-      return result;
+      return Failed(args, result);
     }
     lock.emplace(std::move(locked).value());
   }
   std::optional<OpenedProgram> opened = OpenInput(job.file);
   if (!opened) {
     result.exit_status = kExitBadInput;
-    return result;
+    return Failed(args, result);
   }
   PlanOutcome outcome = PlanAndVerify(job.file, opened->view, args.share, args.planning);
   if (!outcome.input || !outcome.violations.empty()) {  // nothing written
     result.exit_status = outcome.exit_status;
-    return result;
+    return Failed(args, result);
   }
   const Plan& plan = outcome.input->plan;
 
@@ -183,17 +216,17 @@ JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
     PrintFileError(job.file,
                    Error{"cannot patch the plan into the file: " + patch.error().message});
     result.exit_status = kExitFindings;
-    return result;
+    return Failed(args, result);
   }
   Status written = Write(args, job, lock, *opened, *patch, plan);
   if (!written.ok()) {
     PrintFileError(job.in_place ? job.file : job.out, written.error());
     result.exit_status = kExitBadInput;
-    return result;
+    return Failed(args, result);
   }
   result.changed = !patch->empty();
-  result.stdout_text =
-      args.json ? Json(job, opened->view, outcome, *patch) : Summary(job, plan, *patch);
+  result.stdout_text = args.json ? Json(job, opened->view, outcome, *patch)
+                                 : Summary(job, opened->view, *outcome.input, *patch, args.verbose);
   if (args.verbose) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -274,20 +307,28 @@ int RunRewrite(const RewriteArgs& args) {
 
   int exit_status = kExitOk;
   size_t changed = 0, unchanged = 0, failed = 0;
-  if (args.json && jobs->size() > 1) std::fputs("[\n", stdout);
+  // With --json: one document per input (an error document for a failed
+  // one), several as one array, in input order.
+  std::string json_text = jobs->size() > 1 ? "[\n" : "";
   bool first_json = true;
   for (const JobResult& r : results) {
     exit_status = std::max(exit_status, r.exit_status);
     if (r.exit_status != kExitOk) {
       ++failed;
+    } else {
+      (r.changed ? changed : unchanged) += 1;
+    }
+    if (!args.json) {
+      std::fputs(r.stdout_text.c_str(), stdout);
       continue;
     }
-    (r.changed ? changed : unchanged) += 1;
-    if (args.json && jobs->size() > 1 && !first_json) std::fputs(",\n", stdout);
+    if (r.stdout_text.empty()) continue;
+    if (!first_json) json_text += ",\n";
     first_json = false;
-    std::fputs(r.stdout_text.c_str(), stdout);
+    json_text += r.stdout_text;
   }
-  if (args.json && jobs->size() > 1) std::fputs("]\n", stdout);
+  if (jobs->size() > 1) json_text += "]\n";
+  if (args.json && !first_json) PrintJsonDocument(json_text);
   if (jobs->size() > 1 && !args.json) {
     std::printf("%zu files: %zu rewritten, %zu already planned, %zu failed\n", jobs->size(),
                 changed, unchanged, failed);

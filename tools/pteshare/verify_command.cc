@@ -27,9 +27,11 @@
 #include "rewriter/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
+#include "tools/pteshare/plan_report.h"
 #include "tools/pteshare/share_options.h"
 
 namespace pteshare::cli {
@@ -64,9 +66,10 @@ void PrintText(const std::string& path, const rc::Report& report) {
   for (const rc::SharedBuffer& shared : report.shared) {
     std::string methods;
     for (const std::string& m : shared.methods) methods += (methods.empty() ? "" : ", ") + m;
-    std::printf("  %s: arena %u offset %s, %s bytes, in %s\n", shared.name.c_str(),
+    std::printf("  %s: arena %u offset %s, %s bytes, in %s%s\n", shared.name.c_str(),
                 shared.placement.memory_id, Grouped(shared.placement.offset).c_str(),
-                Grouped(shared.placement.nbytes).c_str(), methods.c_str());
+                Grouped(shared.placement.nbytes).c_str(), methods.c_str(),
+                shared.paired ? " (unnamed state, paired by position)" : "");
   }
   for (const rc::Finding& finding : report.findings) {
     if (finding.severity == rc::Severity::kError) {
@@ -141,8 +144,8 @@ void PrintFinding(JsonWriter& json, const rc::Finding& f) {
 
 void PrintJson(const std::string& path, const rc::Report& report) {
   JsonWriter json;
-  json.BeginObject()
-      .Field("file", path)
+  BeginJsonDocument(json);
+  json.Field("file", path)
       .Field("ok", report.ok())
       .Field("summary", report.Summary())
       .Field("errors", static_cast<uint64_t>(report.error_count()))
@@ -164,6 +167,7 @@ void PrintJson(const std::string& path, const rc::Report& report) {
   for (const rc::SharedBuffer& shared : report.shared) {
     json.BeginObject()
         .Field("name", shared.name)
+        .Field("paired", shared.paired)
         .Field("memory_id", shared.placement.memory_id)
         .Field("offset", shared.placement.offset)
         .Field("nbytes", shared.placement.nbytes);
@@ -175,10 +179,13 @@ void PrintJson(const std::string& path, const rc::Report& report) {
     json.EndArray().EndObject();
   }
   json.EndArray();
+  std::vector<std::vector<uint64_t>> arena_sizes;
+  for (const rc::MethodArenas& method : report.methods) arena_sizes.push_back(method.arena_sizes);
+  WriteMemoryJson(json, ComputeMemoryCost(arena_sizes));
   json.Key("findings").BeginArray();
   for (const rc::Finding& finding : report.findings) PrintFinding(json, finding);
   json.EndArray().EndObject();
-  std::fputs(json.str().c_str(), stdout);
+  PrintJsonDocument(json.str());
 }
 
 int RunVerify(const VerifyArgs& args) {

@@ -1,0 +1,48 @@
+#include "rewriter/memory_cost.h"
+
+#include <algorithm>
+
+namespace pteshare {
+namespace {
+
+void Add(const std::vector<uint64_t>& before, const std::vector<uint64_t>& after,
+         MemoryCost* cost) {
+  if (cost->arenas.size() < before.size()) cost->arenas.resize(before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    ArenaCost& a = cost->arenas[i];
+    a.memory_id = static_cast<uint32_t>(i + 1);
+    const uint64_t b = before[i], n = i < after.size() ? after[i] : before[i];
+    a.one_set_before = std::max(a.one_set_before, b);
+    a.one_set_after = std::max(a.one_set_after, n);
+    a.separate_before += b;
+    a.separate_after += n;
+  }
+}
+
+void Total(MemoryCost* cost) {
+  cost->total = ArenaCost{};
+  for (const ArenaCost& a : cost->arenas) {
+    cost->total.one_set_before += a.one_set_before;
+    cost->total.one_set_after += a.one_set_after;
+    cost->total.separate_before += a.separate_before;
+    cost->total.separate_after += a.separate_after;
+  }
+}
+
+}  // namespace
+
+MemoryCost ComputeMemoryCost(const Plan& plan) {
+  MemoryCost cost;
+  for (const MethodPlan& m : plan.methods) Add(m.arena_sizes_before, m.arena_sizes_after, &cost);
+  Total(&cost);
+  return cost;
+}
+
+MemoryCost ComputeMemoryCost(const std::vector<std::vector<uint64_t>>& arena_sizes_per_method) {
+  MemoryCost cost;
+  for (const std::vector<uint64_t>& sizes : arena_sizes_per_method) Add(sizes, sizes, &cost);
+  Total(&cost);
+  return cost;
+}
+
+}  // namespace pteshare

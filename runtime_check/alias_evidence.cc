@@ -1,0 +1,170 @@
+#include "runtime_check/alias_evidence.h"
+
+#include <algorithm>
+
+namespace pteshare::runtime_check::internal {
+namespace {
+
+class UseReader {
+ public:
+  explicit UseReader(const MethodLayout& method)
+      : method_(method),
+        values_(method.plan->values()),
+        count_(values_ != nullptr ? values_->size() : 0),
+        referenced_(count_, false) {}
+
+  std::vector<InstructionUse> Run() && {
+    const auto* chains = method_.plan->chains();
+    if (chains == nullptr) return std::move(uses_);
+    for (const fb::Chain* chain : *chains) {
+      if (chain == nullptr || chain->instructions() == nullptr) continue;
+      for (const fb::Instruction* instruction : *chain->instructions()) {
+        InstructionUse use;
+        if (instruction != nullptr) Read(*instruction, &use);
+        for (uint32_t v : use.references) referenced_[v] = true;
+        uses_.push_back(std::move(use));
+      }
+    }
+    return std::move(uses_);
+  }
+
+ private:
+  void Read(const fb::Instruction& instruction, InstructionUse* use) {
+    if (instruction.instr_args() == nullptr) return;
+    switch (instruction.instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        const auto* args = instruction.instr_args_as_KernelCall()->args();
+        if (args == nullptr) return;
+        const size_t n = args->size();
+        // The longest suffix that repeats the args just before it.
+        size_t tail = 0;
+        for (size_t k = n / 2; k >= 1 && tail == 0; --k) {
+          if (std::equal(args->begin() + static_cast<long>(n - k), args->end(),
+                         args->begin() + static_cast<long>(n - 2 * k))) {
+            tail = k;
+          }
+        }
+        for (size_t i = 0; i < n; ++i) Add(args->Get(static_cast<uint32_t>(i)), i >= n - tail, use);
+        return;
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const auto* args = instruction.instr_args_as_DelegateCall()->args();
+        if (args == nullptr) return;
+        for (int32_t arg : *args) Add(arg, DefinedHere(arg), use);
+        return;
+      }
+      case fb::InstructionArguments::MoveCall: {
+        const fb::MoveCall* move = instruction.instr_args_as_MoveCall();
+        Add(move->move_from(), false, use);
+        Add(move->move_to(), true, use);
+        return;
+      }
+      case fb::InstructionArguments::JumpFalseCall:
+        Add(instruction.instr_args_as_JumpFalseCall()->cond_value_index(), false, use);
+        return;
+      case fb::InstructionArguments::FreeCall:
+        Add(instruction.instr_args_as_FreeCall()->value_index(), false, use);
+        return;
+      default:
+        return;
+    }
+  }
+
+  bool InRange(int64_t v) const { return v >= 0 && static_cast<size_t>(v) < count_; }
+
+  bool DefinedHere(int64_t v) const {
+    if (!InRange(v) || referenced_[static_cast<size_t>(v)]) return false;
+    const PlannedTensor* t = method_.Find(static_cast<uint32_t>(v));
+    return t != nullptr && !t->is_input && !t->has_initial_state;
+  }
+
+  void Add(int64_t v, bool writes, InstructionUse* use) {
+    if (!InRange(v)) return;
+    AddOne(static_cast<uint32_t>(v), writes, use);
+    const fb::EValue* value = values_->Get(static_cast<flatbuffers::uoffset_t>(v));
+    if (value == nullptr) return;
+    const flatbuffers::Vector<int32_t>* items = nullptr;
+    if (const fb::TensorList* list = value->val_as_TensorList()) items = list->items();
+    if (const fb::OptionalTensorList* list = value->val_as_OptionalTensorList()) {
+      items = list->items();
+    }
+    if (items == nullptr) return;
+    for (int32_t item : *items) {
+      if (InRange(item)) AddOne(static_cast<uint32_t>(item), writes, use);
+    }
+  }
+
+  static void AddOne(uint32_t v, bool writes, InstructionUse* use) {
+    use->references.push_back(v);
+    if (writes) use->writes.push_back(v);
+  }
+
+  const MethodLayout& method_;
+  const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values_;
+  const size_t count_;
+  std::vector<bool> referenced_;
+  std::vector<InstructionUse> uses_;
+};
+
+}  // namespace
+
+std::vector<InstructionUse> ReadInstructionUses(const MethodLayout& method) {
+  if (method.plan == nullptr) return {};
+  return UseReader(method).Run();
+}
+
+AliasJudge::AliasJudge(const MethodLayout& method, const std::vector<InstructionUse>& uses)
+    : method_(method), uses_(uses), writers_(method.value_count) {
+  for (uint32_t i = 0; i < uses.size(); ++i) {
+    for (uint32_t v : uses[i].writes) {
+      if (v < writers_.size() && (writers_[v].empty() || writers_[v].back() != i)) {
+        writers_[v].push_back(i);
+      }
+    }
+  }
+}
+
+std::vector<std::string> AliasJudge::Judge(uint32_t buffer_value,
+                                           const std::vector<size_t>& inside) const {
+  std::vector<std::string> why(inside.size());
+  std::vector<bool> accepted(method_.value_count, false);
+  if (buffer_value < accepted.size()) accepted[buffer_value] = true;
+  std::vector<bool> done(inside.size(), false);
+  // An instruction shows the buffer when it references it or an accepted
+  // alias (other than the tensor being judged).
+  auto shows = [&](uint32_t instruction, uint32_t v) {
+    const std::vector<uint32_t>& refs = uses_[instruction].references;
+    return std::any_of(refs.begin(), refs.end(),
+                       [&](uint32_t r) { return r != v && r < accepted.size() && accepted[r]; });
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < inside.size(); ++i) {
+      const PlannedTensor& t = method_.tensors[inside[i]];
+      if (done[i] || t.is_input || t.has_initial_state) continue;
+      const std::vector<uint32_t>& w = writers_[t.value_index];
+      if (std::all_of(w.begin(), w.end(), [&](uint32_t at) { return shows(at, t.value_index); })) {
+        accepted[t.value_index] = true;
+        done[i] = changed = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < inside.size(); ++i) {
+    if (done[i]) continue;
+    const PlannedTensor& t = method_.tensors[inside[i]];
+    if (t.is_input) {
+      why[i] = "is a method input, which the caller writes";
+    } else if (t.has_initial_state) {
+      why[i] = "has an initial state of its own, which the loader writes";
+    } else {
+      const std::vector<uint32_t>& w = writers_[t.value_index];
+      const auto it =
+          std::find_if(w.begin(), w.end(), [&](uint32_t at) { return !shows(at, t.value_index); });
+      why[i] = "is written by instruction " + std::to_string(it != w.end() ? *it : 0) +
+               ", which references neither the buffer nor an alias of it";
+    }
+  }
+  return why;
+}
+
+}  // namespace pteshare::runtime_check::internal
