@@ -2,6 +2,7 @@
 // JSON, and exit statuses for input errors.
 #include <gtest/gtest.h>
 
+#include "rewriter/open_program.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -179,6 +180,76 @@ TEST(PlanCommand, BadArenaLimitIsExitTwo) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1:5"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--arena-limit '1:5': expected ID=BYTES")) << out.err;
+}
+
+TEST(PlanCommand, ShowsTheMemoryOfOneSharedSetOfArenasAndOfSeparateSets) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "4"});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  // Per arena: one set = the largest method, separate sets = the sum.
+  EXPECT_TRUE(Contains(out.out, "\"format_version\": 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"one_set_before\": 557056")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"separate_before\": 823808")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"one_set_after\": 540672")) << out.out;
+  CommandOutput text = RunTool("pteshare", {"plan", file, "--share-auto"});
+  EXPECT_TRUE(Contains(text.out, "one set 557,056 -> 540,672; separate sets 823,808 -> "))
+      << text.out;
+}
+
+TEST(PlanCommand, JsonFailureIsAJsonDocumentWithTheErrorAndExitStatus) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share", "nope", "--json"});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_TRUE(Contains(out.out, "\"format_version\": 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"error\": {")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "is not the name of a tensor in any method")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"exit_status\": 2")) << out.out;
+  // A usage error too.
+  CommandOutput usage = RunTool("pteshare", {"plan", "--json"});
+  EXPECT_EQ(usage.exit_status, 2);
+  EXPECT_TRUE(Contains(usage.out, "\"exit_status\": 2")) << usage.out;
+}
+
+TEST(PlanCommand, OptionsThatWouldBeIgnoredAreErrors) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput limit = RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "7=100"});
+  EXPECT_EQ(limit.exit_status, 2);
+  EXPECT_TRUE(Contains(limit.err, "--arena-limit 7=100: no method has arena 7")) << limit.err;
+  Result<OpenedProgram> opened = OpenProgram(file);
+  ASSERT_TRUE(opened.ok());
+  uint32_t activation = 0;  // a planned tensor that is no cache
+  for (const TensorValue& t : opened->view.methods[0].tensors) {
+    if (t.planned && !t.has_initial_state) activation = t.value_index;
+  }
+  CommandOutput name = RunTool("pteshare", {"plan", file, "--share-auto", "--name",
+                                            "prefill:" + std::to_string(activation) + "=lonely"});
+  EXPECT_EQ(name.exit_status, 2);
+  EXPECT_TRUE(Contains(name.err, "'lonely' is not shared")) << name.err;
+  CommandOutput range = RunTool("pteshare", {"plan", file, "--name", "decode:99999=x", "--share", "x"});
+  EXPECT_EQ(range.exit_status, 2);
+  EXPECT_TRUE(Contains(range.err, "method decode has ")) << range.err;
+}
+
+TEST(PlanCommand, AnAlignmentBelowTheInputsIsKeptAndSaid) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "16"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "alignment 256")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "--alignment 16 is below the input's alignment 256: kept 256"))
+      << out.out;
+}
+
+TEST(PlanCommand, StateInOneMethodOnlySaysNothingToShareAndStillReplans) {
+  TempDir dir;
+  std::string file = (dir / "cnn.pte").string();
+  ASSERT_EQ(RunTool("pte-synth", {"cnn", "-o", file}).exit_status, 0);
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
+  ASSERT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.err, "nothing to share: no method has mutable state")) << out.err;
 }
 
 }  // namespace
