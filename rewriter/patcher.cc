@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rewriter/appended_tables.h"
+#include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/wire.h"
 
@@ -201,7 +202,7 @@ void PlaceAppendedBytes(const PteLayout& layout, PatchSet& patch) {
 // every tensor must keep its name, type and size. Refusing here means
 // nothing is written; the writer's re-read after writing stays as well.
 Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& view,
-                              const PatchSet& patch) {
+                              const PatchSet& patch, const std::vector<TensorName>& names) {
   std::vector<uint8_t> flat(patch.new_program_size, 0);
   std::copy_n(file.begin(), std::min<uint64_t>(file.size(), flat.size()), flat.begin());
   for (const ByteOverwrite& w : patch.AllWrites()) {
@@ -217,12 +218,15 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
   if (!fb::VerifyProgramBuffer(verifier)) return refused;
   Result<ProgramView> after = ReadProgramView(*fb::GetProgram(flat.data()), view.layout);
   if (!after.ok() || after->methods.size() != view.methods.size()) return refused;
+  std::set<std::pair<uint32_t, uint32_t>> named;  // (method, value) given a name
+  for (const TensorName& n : names) named.insert({n.method_index, n.value_index});
   for (size_t m = 0; m < view.methods.size(); ++m) {
     const auto& a = view.methods[m].tensors;
     const auto& b = after->methods[m].tensors;
     if (a.size() != b.size()) return refused;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i].value_index != b[i].value_index || a[i].name != b[i].name ||
+      const bool renamed = named.count({static_cast<uint32_t>(m), a[i].value_index}) != 0;
+      if (a[i].value_index != b[i].value_index || (!renamed && a[i].name != b[i].name) ||
           a[i].scalar_type != b[i].scalar_type || a[i].nbytes != b[i].nbytes) {
         return refused;
       }
@@ -245,7 +249,7 @@ std::vector<ByteOverwrite> PatchSet::AllWrites() const {
 }
 
 Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
-                              const Plan& plan) {
+                              const Plan& plan, const std::vector<TensorName>& names) {
   const PteLayout& layout = view.layout;
   if (file.size() != layout.file_size) {
     return Error{"the view was read from a file of " + std::to_string(layout.file_size) +
@@ -290,6 +294,15 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   patch.tables_appended = distinct.size();
   patch.tensors_repointed = repointed.size();
   patch.appended = std::move(appended.bytes);
+  if (!names.empty()) {
+    Result<NamedTensorCopies> copies = BuildNamedTensorCopies(
+        file, view, plan, names, patch.old_program_size + patch.appended.size());
+    if (!copies.ok()) return copies.error();
+    patch.appended.insert(patch.appended.end(), copies->bytes.begin(), copies->bytes.end());
+    patch.overwrites.insert(patch.overwrites.end(), copies->overwrites.begin(),
+                            copies->overwrites.end());
+    patch.names_written = names.size();
+  }
 
   Status sizes = AddArenaSizeWrites(file, view, plan, patch);
   if (!sizes.ok()) return sizes.error();
@@ -308,7 +321,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
                    std::to_string(patch.overwrites[i].offset)};
     }
   }
-  Status safe = CheckPatchedFlatbuffer(file, view, patch);
+  Status safe = CheckPatchedFlatbuffer(file, view, patch, names);
   if (!safe.ok()) return safe.error();
   return patch;
 }

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "rewriter/plan.h"
@@ -63,6 +64,7 @@ struct PatchSet {
   size_t tables_appended = 0;
   size_t tensors_repointed = 0;
   size_t arena_sizes_changed = 0;
+  size_t names_written = 0;
 
   bool empty() const { return overwrites.empty() && appended.empty(); }
   uint64_t segment_shift() const { return new_segment_base_offset - old_segment_base_offset; }
@@ -71,11 +73,19 @@ struct PatchSet {
   std::vector<ByteOverwrite> AllWrites() const;
 };
 
+/// A name to store in a tensor's extra_tensor_info (name_patch.h).
+struct TensorName {
+  uint32_t method_index = 0;
+  uint32_t value_index = 0;
+  std::string name;
+};
+
 /// The patch for `plan` (already verified) on the file `file`, which `view`
-/// was read from (its table pointers point into `file`). Errors: a plan
-/// that does not describe this program, a result the format cannot hold.
+/// was read from (its table pointers point into `file`); with `names`, also
+/// the named Tensor copies of name_patch.h. Errors: a plan that does not
+/// describe this program, a result the format cannot hold.
 Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
-                              const Plan& plan);
+                              const Plan& plan, const std::vector<TensorName>& names = {});
 
 /// Largest power of two, capped at 4096, dividing `file_offset`: the
 /// alignment a segment at that offset must keep when segments move.

@@ -29,8 +29,7 @@ fs::path Synth(const TempDir& dir, const std::string& name, std::vector<std::str
 
 // Where a tensor's memory_offset_low is stored in the file.
 uint64_t OffsetFieldAt(const OpenedProgram& opened, const TensorValue& t) {
-  const auto* table =
-      reinterpret_cast<const flatbuffers::Table*>(t.table->allocation_info());
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(t.table->allocation_info());
   const uint8_t* field = table->GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_LOW);
   EXPECT_NE(field, nullptr) << "value " << t.value_index << " stores no offset";
   return static_cast<uint64_t>(field - opened.file.bytes().data());

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "rewriter/open_program.h"
 #include "tests/builder/operators.h"
 #include "tests/builder/spec_helpers.h"
-#include "rewriter/open_program.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
 

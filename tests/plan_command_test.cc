@@ -215,7 +215,8 @@ TEST(PlanCommand, JsonFailureIsAJsonDocumentWithTheErrorAndExitStatus) {
 TEST(PlanCommand, OptionsThatWouldBeIgnoredAreErrors) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});
-  CommandOutput limit = RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "7=100"});
+  CommandOutput limit =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "7=100"});
   EXPECT_EQ(limit.exit_status, 2);
   EXPECT_TRUE(Contains(limit.err, "--arena-limit 7=100: no method has arena 7")) << limit.err;
   Result<OpenedProgram> opened = OpenProgram(file);
@@ -228,7 +229,8 @@ TEST(PlanCommand, OptionsThatWouldBeIgnoredAreErrors) {
                                             "prefill:" + std::to_string(activation) + "=lonely"});
   EXPECT_EQ(name.exit_status, 2);
   EXPECT_TRUE(Contains(name.err, "'lonely' is not shared")) << name.err;
-  CommandOutput range = RunTool("pteshare", {"plan", file, "--name", "decode:99999=x", "--share", "x"});
+  CommandOutput range =
+      RunTool("pteshare", {"plan", file, "--name", "decode:99999=x", "--share", "x"});
   EXPECT_EQ(range.exit_status, 2);
   EXPECT_TRUE(Contains(range.err, "method decode has ")) << range.err;
 }

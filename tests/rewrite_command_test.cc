@@ -323,5 +323,32 @@ TEST(RewriteCommand, ReplanWithoutSharedBuffersShrinksACnn) {
   EXPECT_TRUE(testing::Contains(relocate.err, "say which buffers to share")) << relocate.err;
 }
 
+TEST(RewriteCommand, WriteNamesStoresThePairedNamesSoCheckersFindThemByName) {
+  TempDir dir;
+  fs::path in = SynthLlm(dir, "llm.pte");  // unnamed, as exported
+  fs::path out = dir / "named.pte";
+  CommandOutput first = RunTool(
+      "pteshare", {"rewrite", in.string(), "--share-auto", "--write-names", "-o", out.string()});
+  ASSERT_EQ(first.exit_status, 0) << first.err;
+  EXPECT_TRUE(Contains(first.out, "8 names written")) << first.out;  // 4 caches x 2 methods
+  Result<OpenedProgram> opened = OpenProgram(out);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  for (const MethodView& m : opened->view.methods) {
+    size_t named = 0;
+    for (const TensorValue& t : m.tensors) named += t.name.rfind("paired_state.", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(named, 4u) << m.name;
+  }
+  // Found by name now, not by pairing; and a second run has nothing to do.
+  CommandOutput verify = RunTool("pteshare", {"verify", out.string(), "--json"});
+  EXPECT_EQ(verify.exit_status, 0) << verify.out;
+  EXPECT_TRUE(Contains(verify.out, "\"paired\": false")) << verify.out;
+  EXPECT_FALSE(Contains(verify.out, "\"paired\": true")) << verify.out;
+  EXPECT_EQ(RunTool("pteshare-selfcheck", {out.string(), "paired_state.000"}).exit_status, 0);
+  CommandOutput again =
+      RunTool("pteshare", {"rewrite", out.string(), "--share-auto", "--write-names", "--in-place"});
+  EXPECT_EQ(again.exit_status, 0) << again.err;
+  EXPECT_TRUE(Contains(again.out, "already planned, no change")) << again.out;
+}
+
 }  // namespace
 }  // namespace pteshare

@@ -17,6 +17,7 @@
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
 #include "rewriter/memory_cost.h"
+#include "rewriter/name_patch.h"
 #include "rewriter/patcher.h"
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
@@ -37,6 +38,7 @@ struct RewriteArgs {
   unsigned jobs = 0;  // 0: one per core
   ShareOptions share;
   PlanningOptions planning;
+  bool write_names = false;
   bool verbose = false;
   bool json = false;
 };
@@ -86,9 +88,13 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
   std::string what = shared == 0 ? "nothing shared, arenas replanned"
                                  : std::to_string(shared) + " shared buffer" +
                                        (shared == 1 ? "" : "s") + " front-packed";
-  std::string text = Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" +
-                     (moved == 1 ? "" : "s") + " moved, " + Grouped(patch.appended.size()) +
-                     " bytes appended, " + segments + "\n";
+  std::string text =
+      Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
+      " moved, " +
+      (patch.names_written > 0 ? Grouped(patch.names_written) + " name" +
+                                     (patch.names_written == 1 ? "" : "s") + " written, "
+                               : "") +
+      Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
   const std::vector<std::string> pairs = PairingLines(view, input.shared);
   if (!pairs.empty()) {
     text += "  paired " + std::to_string(pairs.size()) + " unnamed mutable buffer" +
@@ -126,6 +132,7 @@ std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome&
       .Field("tensors_repointed", static_cast<uint64_t>(patch.tensors_repointed))
       .Field("fields_overwritten", static_cast<uint64_t>(patch.fields_overwritten))
       .Field("arena_sizes_changed", static_cast<uint64_t>(patch.arena_sizes_changed))
+      .Field("names_written", static_cast<uint64_t>(patch.names_written))
       .Field("segments_moved", patch.segments_move())
       .Field("segment_shift", patch.segment_shift())
       .Field("program_size_before", patch.old_program_size)
@@ -211,7 +218,10 @@ JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
   }
   const Plan& plan = outcome.input->plan;
 
-  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, plan);
+  const std::vector<TensorName> names = args.write_names
+                                            ? NamesToWrite(opened->view, outcome.input->shared)
+                                            : std::vector<TensorName>{};
+  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, plan, names);
   if (!patch.ok()) {
     PrintFileError(job.file,
                    Error{"cannot patch the plan into the file: " + patch.error().message});
@@ -363,6 +373,10 @@ void AddRewrite(CLI::App& app, int& exit_status) {
   out->excludes(in_place);
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
+  cmd->add_flag("--write-names", args->write_names,
+                "Store each shared buffer's name (given with --name, or paired_state.K made by "
+                "--share-auto) in its extra_tensor_info.fully_qualified_name, so that verify, a "
+                "loader's self-check and Method::get_attribute find it by name");
   cmd->add_option("-j,--jobs", args->jobs, "Files rewritten at once (default: one per core)")
       ->type_name("N");
   cmd->add_flag("-v,--verbose", args->verbose, "Say each step and the time taken on stderr");
