@@ -92,14 +92,16 @@ TEST(Journal, RecoveryRollsBackThenLeavesNothingBehind) {
   TempDir dir;
   const fs::path file = dir / "f";
   WriteFileBytes(file, "abCdefGHIJKL");
-  ASSERT_TRUE(WriteJournalDurably(file, SampleJournal()).ok());
-  WriteFileBytes(InPlaceTempPath(file), "leftover");
+  ASSERT_TRUE(WriteJournalDurably(file, SampleJournal(), 8).ok());
+  // F10: a user's file that merely looks like an old pteshare temporary is
+  // not ours to delete.
+  WriteFileBytes(dir / "f.pteshare-tmp", "user data");
   Result<Recovery> r = RecoverInterruptedRewrite(file);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(*r, Recovery::kRolledBack);
   EXPECT_EQ(ReadFileBytes(file), "abcdefgh");
   EXPECT_FALSE(fs::exists(JournalPath(file)));
-  EXPECT_FALSE(fs::exists(InPlaceTempPath(file)));
+  EXPECT_EQ(ReadFileBytes(dir / "f.pteshare-tmp"), "user data");
   Result<Recovery> again = RecoverInterruptedRewrite(file);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, Recovery::kNothingToDo);
