@@ -16,10 +16,12 @@
 
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
+#include "rewriter/output_target.h"
 #include "rewriter/patcher.h"
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/number_option.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
@@ -124,7 +126,7 @@ Result<WriterLock> LockForWriting(const std::string& file) {
   if (!recovery.ok()) return recovery.error();
   if (*recovery == Recovery::kRolledBack) {
     PrintFileError(file, Error{"rolled back an interrupted rewrite (journal " +
-                               JournalPath(file).string() + ") before rewriting"});
+                               JournalPath(lock->path()).string() + ") before rewriting"});
   }
   return lock;
 }
@@ -148,9 +150,18 @@ Status Write(const RewriteArgs& args, const FileJob& job, const std::optional<Wr
   return WritePatchedCopy(source->get(), before, patch, plan, job.out, options);
 }
 
-JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
+JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
+  if (!job.in_place) {  // a folder means FOLDER/BASENAME; only a file or a new name is written
+    Result<OutputTarget> target = ResolveOutputTarget(job.file, job.out);
+    if (!target.ok()) {
+      PrintFileError(job.out, target.error());
+      result.exit_status = kExitBadInput;
+      return result;
+    }
+    job.out = target->path.string();
+  }
   std::error_code ec;
   const bool out_is_file =
       !job.in_place && fs::exists(job.out, ec) && fs::equivalent(job.file, job.out, ec);
@@ -323,7 +334,8 @@ void AddRewrite(CLI::App& app, int& exit_status) {
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   cmd->add_option("-j,--jobs", args->jobs, "Files rewritten at once (default: one per core)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(UnsignedInteger(UINT32_MAX));
   cmd->add_flag("-v,--verbose", args->verbose, "Say each step and the time taken on stderr");
   cmd->add_flag("--json", args->json, "Print what was done, with the plan, as JSON");
   cmd->callback([args, &exit_status] { exit_status = RunRewrite(*args); });
