@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rewriter/appended_tables.h"
+#include "rewriter/byte_ownership.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/wire.h"
 
@@ -306,6 +307,17 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     if (patch.overwrites[i].offset < patch.overwrites[i - 1].end()) {
       return Error{"internal error: two patches overlap at offset " +
                    std::to_string(patch.overwrites[i].offset)};
+    }
+  }
+  // Every byte the patch changes must belong to allocation info and to no
+  // other object (byte_ownership.h): refused here, nothing is written.
+  const ByteOwnership ownership = ByteOwnership::Map(file.first(layout.program_size), layout);
+  for (const ByteOverwrite& w : patch.overwrites) {
+    if (!ownership.AllocationOnly(w.offset, w.bytes.size())) {
+      return Error{"the patch would change bytes [" + std::to_string(w.offset) + ", " +
+                   std::to_string(w.end()) + ") that also belong to " +
+                   ownership.OtherOwner(w.offset, w.bytes.size()) +
+                   " (this file's objects overlap); refusing before writing"};
     }
   }
   Status safe = CheckPatchedFlatbuffer(file, view, patch);
