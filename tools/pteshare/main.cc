@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/output.h"
 
 namespace pteshare::cli {
 namespace {
@@ -43,9 +44,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    // CLI11 answers --help/--version with 0; every usage error is our 2.
-    return code == 0 ? kExitOk : kExitBadInput;
+    // CLI11 answers --help/--version with 0; every usage error is our 2,
+    // printed as one line like every other error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    PrintError(std::string(e.what()) + " (see pteshare --help)");
+    return kExitBadInput;
   }
   return exit_status;
 }
