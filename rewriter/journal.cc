@@ -146,7 +146,11 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
   }
   // Nameless until complete and durable (pending_file.h): a full disk or a
   // kill while writing leaves no file behind.
-  Result<PendingFile> pending = PendingFile::Create(JournalPath(file), 0600);
+  // Readable by whoever may read the file, so a reader who cannot roll it
+  // back can still be told what it holds.
+  struct stat st;
+  const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 0666) : 0600;
+  Result<PendingFile> pending = PendingFile::Create(JournalPath(file), mode);
   if (!pending.ok()) return Error{"cannot create the journal: " + pending.error().message};
   Status written = WriteAt(pending->fd(), 0, bytes);
   if (written.ok()) written = SyncFile(pending->fd());
@@ -251,7 +255,7 @@ Result<Recovery> RecoverInterruptedRewrite(const fs::path& file) {
   Result<Journal> journal = ReadJournalFile(journal_path, MaxJournalBytes(st.st_size));
   if (!journal.ok()) {
     return Error{Describe(journal_path) + " " + journal.error().message +
-                 "; it is not a usable journal, and the file cannot be locked for writing (" +
+                 "; and the file cannot be opened for writing to deal with it (" +
                  lock.error().message + ")"};
   }
   return Error{Describe(journal_path) +

@@ -51,10 +51,11 @@ std::filesystem::path JournalPath(const std::filesystem::path& file);
 
 /// The largest journal a rewrite of a file whose flatbuffer is
 /// `program_size` bytes may write: overwrites lie inside the flatbuffer
-/// (each range of at least 4 bytes costs at most 8 journal bytes per byte)
-/// and the appended tables are at most four times it. The writer refuses a
-/// larger journal before writing anything; a reader reads nothing larger
-/// (the bound comes from the header of the file beside it).
+/// (each range of at least 4 bytes costs at most 8 journal bytes per byte),
+/// which leaves room for appended tables up to four times the flatbuffer
+/// (real programs append 16 bytes per distinct placement). The writer
+/// refuses a larger journal before writing anything; a reader reads nothing
+/// larger (the bound comes from the header of the file beside it).
 uint64_t MaxJournalBytes(uint64_t program_size);
 
 std::vector<uint8_t> EncodeJournal(const Journal& journal);

@@ -44,17 +44,18 @@ std::vector<uint8_t> IntOverAllocationDetails() {
       const uint64_t slot =
           At(bytes,
              reinterpret_cast<const flatbuffers::Table*>(value)->GetAddressOf(fb::EValue::VT_VAL));
-      for (const fb::EValue* other : *plan->values()) {
-        const fb::Tensor* tensor = other->val_as_Tensor();
-        if (tensor == nullptr || tensor->allocation_info() == nullptr) continue;
-        const uint64_t table = At(bytes, tensor->allocation_info());
-        // z: at offset 0 in both methods, moved by sharing the cache.
-        if (tensor->allocation_info()->memory_offset_low() != 0) continue;
-        if (table <= slot || table % 8 != 4) continue;
-        std::vector<uint8_t> crafted = bytes;
-        wire::StoreU32(crafted.data() + slot, static_cast<uint32_t>(table - slot));
-        const fb::Program* ignored = nullptr;
-        if (ReadPteLayout(crafted, &ignored).ok()) return crafted;
+      // Every tensor of the fixture moves when the cache is shared.
+      for (const fb::ExecutionPlan* owner : *program->execution_plan()) {
+        for (const fb::EValue* other : *owner->values()) {
+          const fb::Tensor* tensor = other->val_as_Tensor();
+          if (tensor == nullptr || tensor->allocation_info() == nullptr) continue;
+          const uint64_t table = At(bytes, tensor->allocation_info());
+          if (table <= slot || table % 8 != 4) continue;
+          std::vector<uint8_t> crafted = bytes;
+          wire::StoreU32(crafted.data() + slot, static_cast<uint32_t>(table - slot));
+          const fb::Program* ignored = nullptr;
+          if (ReadPteLayout(crafted, &ignored).ok()) return crafted;
+        }
       }
     }
   }
@@ -98,15 +99,17 @@ TEST(ByteOwnership, IntValueOverAnAllocationTableMakesItsFieldsShared) {
   const ByteOwnership map = ByteOwnership::Map(
       std::span<const uint8_t>(crafted).first(program.layout.program_size), program.layout);
   size_t shared = 0;
-  for (const TensorValue& tensor : program.view.methods[0].tensors) {
-    const fb::AllocationDetails* info = tensor.table->allocation_info();
-    if (info == nullptr) continue;
-    const uint64_t id_at =
-        At(crafted, reinterpret_cast<const flatbuffers::Table*>(info)->GetAddressOf(
-                        fb::AllocationDetails::VT_MEMORY_ID));
-    if (!map.AllocationOnly(id_at, 4)) {
-      ++shared;
-      EXPECT_EQ(map.OtherOwner(id_at, 4), "int_val");
+  for (const MethodView& method : program.view.methods) {
+    for (const TensorValue& tensor : method.tensors) {
+      const fb::AllocationDetails* info = tensor.table->allocation_info();
+      if (info == nullptr) continue;
+      const uint64_t id_at =
+          At(crafted, reinterpret_cast<const flatbuffers::Table*>(info)->GetAddressOf(
+                          fb::AllocationDetails::VT_MEMORY_ID));
+      if (!map.AllocationOnly(id_at, 4)) {
+        ++shared;
+        EXPECT_EQ(map.OtherOwner(id_at, 4), "int_val");
+      }
     }
   }
   EXPECT_GE(shared, 1u);
