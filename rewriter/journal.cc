@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -249,19 +250,29 @@ Result<Recovery> RecoverInterruptedRewrite(const fs::path& file) {
   const fs::path journal_path = JournalPath(*real);
   struct stat st;
   if (::lstat(journal_path.c_str(), &st) != 0) return Recovery::kNothingToDo;
-  Result<WriterLock> lock = WriterLock::Acquire(*real);
-  if (lock.ok()) return RecoverLocked(*lock);
-  // Say what was found, read-only, rather than guess.
-  Result<Journal> journal = ReadJournalFile(journal_path, MaxJournalBytes(st.st_size));
-  if (!journal.ok()) {
-    return Error{Describe(journal_path) + " " + journal.error().message +
-                 "; and the file cannot be opened for writing to deal with it (" +
-                 lock.error().message + ")"};
+  if (::faccessat(AT_FDCWD, real->c_str(), W_OK, AT_EACCESS) != 0) {
+    // A reader who may not write the file (or a read-only mount) cannot
+    // roll it back; say what was found, read-only, rather than guess.
+    const std::string why = std::strerror(errno);
+    // The bound comes from the file's header, as for a writer (this process
+    // holds no lock on the file here, so a descriptor may come and go).
+    Result<UniqueFd> fd = OpenFd(*real, O_RDONLY | O_NONBLOCK);
+    const uint64_t bound = MaxJournalBytes(fd.ok() ? DeclaredProgramSize(fd->get()) : 0);
+    Result<Journal> journal = ReadJournalFile(journal_path, bound);
+    if (!journal.ok()) {
+      return Error{Describe(journal_path) + " " + journal.error().message +
+                   "; and this user may not write the file to deal with it (" + why + ")"};
+    }
+    return Error{Describe(journal_path) +
+                 " holds an interrupted rewrite that must be rolled back before the file can be "
+                 "read, but this user may not write the file (" +
+                 why + "); run pteshare as a user who may"};
   }
-  return Error{Describe(journal_path) +
-               " holds an interrupted rewrite that must be rolled back before the file can be "
-               "read, but " +
-               lock.error().message + "; run pteshare as a user who may write the file"};
+  Result<WriterLock> lock = WriterLock::Acquire(*real);
+  if (!lock.ok()) {
+    return Error{"found the journal " + journal_path.string() + " but " + lock.error().message};
+  }
+  return RecoverLocked(*lock);
 }
 
 }  // namespace pteshare

@@ -284,7 +284,7 @@ TEST(Journal, ReaderWithoutWritePermissionIsToldTheTruth) {
   const fs::path crashed = CrashedAfterJournal(crashed_dir);
   const std::string said = AsNobody([&] { return OpenAsReader(crashed); });
   EXPECT_NE(said.find("holds an interrupted rewrite that must be rolled back before the file can "
-                      "be read, but cannot open for writing"),
+                      "be read, but this user may not write the file (Permission denied)"),
             std::string::npos)
       << said;
   EXPECT_NE(said.find("Permission denied"), std::string::npos) << said;

@@ -325,8 +325,9 @@ void AddRewrite(CLI::App& app, int& exit_status) {
       "         pteshare rewrite models/*.pte --share-auto -o shared/ -j 4");
   cmd->add_option("FILE", args->files, "The .pte file(s)")->required();
   CLI::Option* out = cmd->add_option("-o,--output", args->out,
-                                     "Write the result to OUT (may be FILE); with several inputs, "
-                                     "a folder that gets one output per input")
+                                     "Write the result to OUT (may be FILE; a regular file or a "
+                                     "new name, never a device or FIFO); a folder gets "
+                                     "FOLDER/BASENAME, one output per input")
                          ->type_name("OUT");
   CLI::Option* in_place =
       cmd->add_flag("--in-place", args->in_place, "Patch FILE itself, crash-safely");
