@@ -3,7 +3,7 @@
 #include <flatbuffers/minireflect.h>
 
 #include <algorithm>
-#include <unordered_set>
+#include <set>
 #include <utility>
 
 #include "rewriter/wire.h"
@@ -20,15 +20,36 @@ constexpr size_t FieldIndex(flatbuffers::voffset_t vtable_offset) {
   return (vtable_offset - 4) / 2;
 }
 
-struct Visit {
-  uint64_t offset;
-  const TypeTable* type;
-  bool operator==(const Visit&) const = default;
-};
-struct VisitHash {
-  size_t operator()(const Visit& v) const {
-    return std::hash<uint64_t>()(v.offset) ^ (std::hash<const void*>()(v.type) << 1);
+// The (offset, kind) pairs already walked: one bitmap per kind over the
+// buffer's 4-byte slots (tables, vectors and strings are 4-aligned in a
+// verified buffer; an odd offset goes to a small set). Faster than a hash
+// set of pairs by a wide margin on programs with 100,000 tables.
+class VisitedSet {
+ public:
+  explicit VisitedSet(uint64_t size) : slots_(static_cast<size_t>(size / 4 + 1)) {}
+
+  bool Insert(uint64_t at, const void* kind) {
+    if (at % 4 != 0) return odd_.insert({at, kind}).second;
+    std::vector<bool>& bits = Bits(kind);
+    if (bits[at / 4]) return false;
+    bits[at / 4] = true;
+    return true;
   }
+
+ private:
+  std::vector<bool>& Bits(const void* kind) {
+    for (size_t i = 0; i < kinds_.size(); ++i) {
+      if (kinds_[i] == kind) return bits_[i];
+    }
+    kinds_.push_back(kind);
+    bits_.emplace_back(slots_, false);
+    return bits_.back();
+  }
+
+  size_t slots_;
+  std::vector<const void*> kinds_;  // a few dozen: the schema's types
+  std::vector<std::vector<bool>> bits_;
+  std::set<std::pair<uint64_t, const void*>> odd_;
 };
 
 }  // namespace
@@ -39,14 +60,15 @@ struct VisitHash {
 class OwnershipWalker {
  public:
   OwnershipWalker(std::span<const uint8_t> program, ByteOwnership& map)
-      : bytes_(program), map_(map) {}
+      : bytes_(program), map_(map), visited_(program.size()) {}
 
   void Table(uint64_t at, const TypeTable* type) {
-    if (type == nullptr || !visited_.insert({at, type}).second) return;
+    if (type == nullptr || !visited_.Insert(at, type)) return;
     Add(at, 4, false, "a table's vtable offset");
     const uint64_t vtable = at - static_cast<uint64_t>(static_cast<int64_t>(LoadI32(at)));
     const uint16_t vtable_size = wire::LoadU16(bytes_.data() + vtable);
-    Add(vtable, vtable_size, false, "a vtable");
+    // Tables of one shape share a vtable: record it once.
+    if (visited_.Insert(vtable, &kVtableKind)) Add(vtable, vtable_size, false, "a vtable");
     for (size_t i = 0; i < type->num_elems; ++i) {
       const size_t slot = 4 + 2 * i;
       if (slot + 2 > vtable_size) break;
@@ -126,7 +148,12 @@ class OwnershipWalker {
         base == ElementaryType::ET_SEQUENCE && ref != nullptr && ref->st == flatbuffers::ST_TABLE;
     const bool strings = base == ElementaryType::ET_STRING;
     const uint64_t element = tables || strings ? 4 : flatbuffers::InlineSize(base, ref);
-    if (!vectors_.insert({at, ref != nullptr ? ref : TypeOfScalar(base)}).second) return;
+    // A vector of tables is keyed by its element type, one byte past the
+    // type table's address (never a key of anything else).
+    const void* kind = ref != nullptr
+                           ? static_cast<const void*>(reinterpret_cast<const char*>(ref) + 1)
+                           : &kVectorKinds[static_cast<size_t>(base)];
+    if (!visited_.Insert(at, kind)) return;
     const uint64_t count = LoadU32(at);
     Add(at, 4, false, "a vector's length");
     Add(at + 4, count * element, allocation, name);
@@ -142,14 +169,8 @@ class OwnershipWalker {
   }
 
   void String(uint64_t at) {
-    if (!strings_.insert(at).second) return;
+    if (!visited_.Insert(at, &kStringKind)) return;
     Add(at, 4 + uint64_t{LoadU32(at)} + 1, false, "a string");
-  }
-
-  // A distinct key per scalar element type, for vectors of scalars.
-  static const TypeTable* TypeOfScalar(ElementaryType base) {
-    static const TypeTable keys[flatbuffers::ET_SEQUENCE + 1] = {};
-    return &keys[static_cast<size_t>(base)];
   }
 
   uint32_t LoadU32(uint64_t at) const { return wire::LoadU32(bytes_.data() + at); }
@@ -162,9 +183,11 @@ class OwnershipWalker {
 
   std::span<const uint8_t> bytes_;
   ByteOwnership& map_;
-  std::unordered_set<Visit, VisitHash> visited_;  // tables
-  std::unordered_set<Visit, VisitHash> vectors_;
-  std::unordered_set<uint64_t> strings_;
+  // Kinds besides tables (keyed by their type table): a vtable, a string, a
+  // vector of each scalar type.
+  static constexpr char kVtableKind = 0, kStringKind = 0;
+  static constexpr char kVectorKinds[flatbuffers::ET_SEQUENCE + 1] = {};
+  VisitedSet visited_;
 };
 
 ByteOwnership ByteOwnership::Map(std::span<const uint8_t> program, const PteLayout& layout) {
