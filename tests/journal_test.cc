@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <functional>
 
 #include "rewriter/file_io.h"
@@ -227,6 +230,30 @@ TEST(Journal, FailedJournalWriteLeavesNoFile) {
       << written.error().message;
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"f"});
+}
+
+// F11 on a real full disk: a 64 KiB tmpfs.
+TEST(Journal, FullDiskWhileWritingTheJournalLeavesNoFile) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root: skipped";
+  TempDir dir;
+  const fs::path mount_point = dir / "small";
+  fs::create_directory(mount_point);
+  const std::string target = mount_point.string();
+  if (::mount("tmpfs", target.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << "): skipped";
+  }
+  const fs::path file = mount_point / "f";
+  WriteFileBytes(file, "abcdefgh");
+  Journal big = SampleJournal();
+  big.ranges[1].new_bytes.resize(1 << 20, 'x');  // more than the disk holds
+  Status written = WriteJournalDurably(file, big, uint64_t{1} << 20);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(mount_point)) names.push_back(e.path().filename());
+  ::umount(target.c_str());
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("No space left on device"), std::string::npos)
+      << written.error().message;
   EXPECT_EQ(names, std::vector<std::string>{"f"});
 }
 
