@@ -146,9 +146,8 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
                  std::to_string(MaxJournalBytes(program_size)) + "); refusing before writing"};
   }
   // Nameless until complete and durable (pending_file.h): a full disk or a
-  // kill while writing leaves no file behind.
-  // Readable by whoever may read the file, so a reader who cannot roll it
-  // back can still be told what it holds.
+  // kill while writing leaves no file behind. Readable by whoever may read
+  // the file, so a reader who cannot roll it back can be told what it holds.
   struct stat st;
   const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 0666) : 0600;
   Result<PendingFile> pending = PendingFile::Create(JournalPath(file), mode);

@@ -220,14 +220,18 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
 // outputs with one name, are refused before anything runs.
 Result<std::vector<FileJob>> MakeJobs(const RewriteArgs& args) {
   std::vector<FileJob> jobs;
-  if (args.files.size() == 1) {
+  std::error_code ec;
+  // OUT/ names a folder for one input as for several: made if missing.
+  const bool folder = args.files.size() > 1 || (!args.out.empty() && args.out.back() == '/');
+  if (!folder) {
     jobs.push_back({args.files[0], args.out, args.in_place});
     return jobs;
   }
-  std::error_code ec;
   if (!args.in_place) {
     if (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)) {
-      return Error{"rewrite: with several inputs, -o names a folder; " + args.out + " is a file"};
+      return Error{"rewrite: -o " + args.out +
+                   " names a folder (several inputs, or a final '/'), "
+                   "but it is not one"};
     }
     fs::create_directories(args.out, ec);
     if (ec) return Error{"rewrite: cannot create the folder " + args.out + ": " + ec.message()};
