@@ -9,6 +9,9 @@
 //   PTESHARE_TEST_CRASH_AT=after-patch:K         K patch ranges written (K >= 1)
 //   PTESHARE_TEST_CRASH_AT=before-journal-delete every range written and synced
 //   PTESHARE_TEST_CRASH_AT=during-segment-move   part of the segment data copied
+//   PTESHARE_TEST_CRASH_AT=before-publish        a new file complete, still nameless
+//   PTESHARE_TEST_CRASH_AT=after-temp-link       a new file linked under its temporary
+//                                                name, not yet renamed (pending_file.h)
 #pragma once
 
 #include <cstddef>

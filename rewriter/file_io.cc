@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace pteshare {
@@ -86,6 +87,52 @@ Result<uint64_t> FileSize(int fd) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return SystemError("fstat failed");
   return static_cast<uint64_t>(st.st_size);
+}
+
+std::string FileTypeName(unsigned st_mode) {
+  switch (st_mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFLNK:
+      return "a symbolic link";
+    default:
+      return "not a regular file";
+  }
+}
+
+Result<std::vector<uint8_t>> ReadBoundedRegularFile(const std::filesystem::path& path,
+                                                    uint64_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ELOOP) return Error{"is a symbolic link, not a regular file"};
+  if (fd < 0) return SystemError("cannot open " + path.string());
+  UniqueFd owned(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return SystemError("fstat failed");
+  if (!S_ISREG(st.st_mode)) return Error{"is " + FileTypeName(st.st_mode) + ", not a regular file"};
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) {
+    return Error{"is " + std::to_string(size) + " bytes, more than the " +
+                 std::to_string(max_bytes) + " bytes it may be"};
+  }
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    return Error{"is " + std::to_string(size) + " bytes, more than this process can allocate"};
+  }
+  Status read = ReadAt(fd, 0, bytes);
+  if (!read.ok()) return read.error();
+  return bytes;
 }
 
 Status ReadAt(int fd, uint64_t offset, std::span<uint8_t> bytes) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rewriter/result.h"
 
@@ -38,6 +39,17 @@ class UniqueFd {
 Result<UniqueFd> OpenFd(const std::filesystem::path& path, int flags, unsigned mode = 0);
 /// The size of an open file (fstat).
 Result<uint64_t> FileSize(int fd);
+
+/// The whole of `path` if it is a regular file of at most `max_bytes`: it is
+/// opened without following a symbolic link and without blocking (a FIFO
+/// opens at once), its type checked with fstat before a byte is read, and
+/// the buffer allocated without throwing. Anything else is an error that
+/// says what the path is ("a FIFO", "a symbolic link", "N bytes, more than
+/// M").
+Result<std::vector<uint8_t>> ReadBoundedRegularFile(const std::filesystem::path& path,
+                                                    uint64_t max_bytes);
+/// "a FIFO", "a directory", "a character device", ... for an st_mode.
+std::string FileTypeName(unsigned st_mode);
 
 /// Reads exactly bytes.size() bytes at `offset` (an error at end of file).
 Status ReadAt(int fd, uint64_t offset, std::span<uint8_t> bytes);

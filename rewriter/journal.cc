@@ -1,11 +1,17 @@
 #include "rewriter/journal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "rewriter/file_io.h"
+#include "rewriter/output_target.h"
+#include "rewriter/pending_file.h"
+#include "rewriter/pte_layout.h"
 #include "rewriter/wire.h"
 
 namespace pteshare {
@@ -56,15 +62,23 @@ class Reader {
   size_t at_ = 0;
 };
 
-Result<Journal> ReadJournalFile(const fs::path& path) {
-  Result<UniqueFd> fd = OpenFd(path, O_RDONLY);
-  if (!fd.ok()) return fd.error();
-  Result<uint64_t> size = FileSize(fd->get());
-  if (!size.ok()) return size.error();
-  std::vector<uint8_t> bytes(*size);
-  Status read = ReadAt(fd->get(), 0, bytes);
-  if (!read.ok()) return read.error();
-  return DecodeJournal(bytes);
+Result<Journal> ReadJournalFile(const fs::path& path, uint64_t max_bytes) {
+  Result<std::vector<uint8_t>> bytes = ReadBoundedRegularFile(path, max_bytes);
+  if (!bytes.ok()) return bytes.error();
+  return DecodeJournal(*bytes);
+}
+
+// The program size the open file `fd` declares (extended header, else its
+// size), capped by the file size: what bounds its journal.
+uint64_t DeclaredProgramSize(int fd) {
+  Result<uint64_t> size = FileSize(fd);
+  if (!size.ok()) return 0;
+  uint8_t head[PteConstants::kHeaderOffset + PteConstants::kHeaderLengthWithDataSize] = {};
+  const uint64_t n = std::min<uint64_t>(*size, sizeof head);
+  if (!ReadAt(fd, 0, {head, static_cast<size_t>(n)}).ok()) return *size;
+  Result<ExtendedHeader> header = ReadExtendedHeader({head, static_cast<size_t>(n)});
+  if (!header.ok() || !header->present) return *size;
+  return std::min(header->program_size, *size);
 }
 
 std::string Describe(const fs::path& journal) { return "journal " + journal.string(); }
@@ -72,10 +86,8 @@ std::string Describe(const fs::path& journal) { return "journal " + journal.stri
 }  // namespace
 
 fs::path JournalPath(const fs::path& file) { return fs::path(file.string() + ".pteshare-journal"); }
-fs::path JournalTempPath(const fs::path& file) {
-  return fs::path(file.string() + ".pteshare-journal.tmp");
-}
-fs::path InPlaceTempPath(const fs::path& file) { return fs::path(file.string() + ".pteshare-tmp"); }
+
+uint64_t MaxJournalBytes(uint64_t program_size) { return 64 + 16 * program_size; }
 
 std::vector<uint8_t> EncodeJournal(const Journal& journal) {
   std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
@@ -126,20 +138,27 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
   return journal;
 }
 
-Status WriteJournalDurably(const fs::path& file, const Journal& journal) {
-  const fs::path temp = JournalTempPath(file);
+Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_t program_size) {
   std::vector<uint8_t> bytes = EncodeJournal(journal);
-  {
-    Result<UniqueFd> fd = OpenFd(temp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (!fd.ok()) return Error{"cannot create the journal: " + fd.error().message};
-    Status written = WriteAt(fd->get(), 0, bytes);
-    if (written.ok()) written = SyncFile(fd->get());
-    if (!written.ok()) return Error{"cannot write the journal: " + written.error().message};
+  if (bytes.size() > MaxJournalBytes(program_size)) {
+    return Error{"the journal would be " + std::to_string(bytes.size()) +
+                 " bytes, more than a later reader accepts for this file (" +
+                 std::to_string(MaxJournalBytes(program_size)) + "); refusing before writing"};
   }
-  if (std::rename(temp.c_str(), JournalPath(file).c_str()) != 0) {
-    return Error{"cannot rename the journal into place: " + std::string(std::strerror(errno))};
-  }
-  return SyncFolderOf(file);
+  // Nameless until complete and durable (pending_file.h): a full disk or a
+  // kill while writing leaves no file behind. Readable by whoever may read
+  // the file, so a reader who cannot roll it back can be told what it holds.
+  struct stat st;
+  const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 0666) : 0600;
+  Result<PendingFile> pending = PendingFile::Create(JournalPath(file), mode);
+  if (!pending.ok()) return Error{"cannot create the journal: " + pending.error().message};
+  Status written = WriteAt(pending->fd(), 0, bytes);
+  if (written.ok()) written = SyncFile(pending->fd());
+  if (!written.ok()) return Error{"cannot write the journal: " + written.error().message};
+  Status published = pending->Publish(/*replace=*/false);
+  if (!published.ok())
+    return Error{"cannot put the journal in place: " + published.error().message};
+  return Status::Ok();
 }
 
 Status RemoveJournalDurably(const fs::path& file) {
@@ -197,15 +216,12 @@ Status RollBack(int fd, const Journal& journal) {
 
 Result<Recovery> RecoverLocked(const WriterLock& lock) {
   const fs::path& file = lock.path();
-  std::error_code ec;
-  // Temporaries never became FILE: the rename that would have made them so
-  // did not happen, or they would not be here.
-  fs::remove(JournalTempPath(file), ec);
-  fs::remove(InPlaceTempPath(file), ec);
   const fs::path journal_path = JournalPath(file);
-  if (!fs::exists(journal_path, ec)) return Recovery::kNothingToDo;
+  struct stat st;
+  if (::lstat(journal_path.c_str(), &st) != 0) return Recovery::kNothingToDo;
 
-  Result<Journal> journal = ReadJournalFile(journal_path);
+  Result<Journal> journal =
+      ReadJournalFile(journal_path, MaxJournalBytes(DeclaredProgramSize(lock.fd())));
   if (!journal.ok()) {
     return Error{Describe(journal_path) + " " + journal.error().message +
                  "; refusing to roll back with it (move it away if FILE is known good)"};
@@ -226,14 +242,35 @@ Result<Recovery> RecoverLocked(const WriterLock& lock) {
 }
 
 Result<Recovery> RecoverInterruptedRewrite(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(JournalPath(file), ec) && !fs::exists(JournalTempPath(file), ec) &&
-      !fs::exists(InPlaceTempPath(file), ec)) {
-    return Recovery::kNothingToDo;
+  // The journal lies beside the file's real name (writer_lock.h), whatever
+  // link it is reached through.
+  Result<fs::path> real = ResolveLinks(file);
+  if (!real.ok()) return Recovery::kNothingToDo;  // the reader says what is wrong
+  const fs::path journal_path = JournalPath(*real);
+  struct stat st;
+  if (::lstat(journal_path.c_str(), &st) != 0) return Recovery::kNothingToDo;
+  if (::faccessat(AT_FDCWD, real->c_str(), W_OK, AT_EACCESS) != 0) {
+    // A reader who may not write the file (or a read-only mount) cannot
+    // roll it back; say what was found, read-only, rather than guess.
+    const std::string why = std::strerror(errno);
+    // The bound comes from the file's header, as for a writer (this process
+    // holds no lock on the file here, so a descriptor may come and go).
+    Result<UniqueFd> fd = OpenFd(*real, O_RDONLY | O_NONBLOCK);
+    const uint64_t bound = MaxJournalBytes(fd.ok() ? DeclaredProgramSize(fd->get()) : 0);
+    Result<Journal> journal = ReadJournalFile(journal_path, bound);
+    if (!journal.ok()) {
+      return Error{Describe(journal_path) + " " + journal.error().message +
+                   "; and this user may not write the file to deal with it (" + why + ")"};
+    }
+    return Error{Describe(journal_path) +
+                 " holds an interrupted rewrite that must be rolled back before the file can be "
+                 "read, but this user may not write the file (" +
+                 why + "); run pteshare as a user who may"};
   }
-  Result<WriterLock> lock = WriterLock::Acquire(file);
-  if (!lock.ok())
-    return Error{"found an interrupted rewrite's journal but " + lock.error().message};
+  Result<WriterLock> lock = WriterLock::Acquire(*real);
+  if (!lock.ok()) {
+    return Error{"found the journal " + journal_path.string() + " but " + lock.error().message};
+  }
   return RecoverLocked(*lock);
 }
 

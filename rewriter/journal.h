@@ -1,7 +1,7 @@
 // The rollback journal of an in-place rewrite, FILE.pteshare-journal: for
 // every byte range the rewrite changes, the bytes before and after, plus the
-// file's size before and after. It is made durable (written to a temporary
-// name, fsynced, renamed, folder fsynced) before the first byte of FILE
+// file's size before and after. It is made durable (written without a name,
+// fsynced, linked into place, folder fsynced) before the first byte of FILE
 // changes, and deleted only after the new bytes are durable and re-verified.
 // So while it exists FILE may be a mix of old and new ranges, and rolling
 // back (writing every old range, restoring the old size) always gives the
@@ -13,6 +13,9 @@
 // every byte of every range equals its recorded old or new byte (a range may
 // be torn by a power loss, so the check is per byte). Otherwise it is stale
 // (left beside a file that was since replaced) and refused.
+//
+// The journal is created without a name and linked in place only when
+// complete and fsynced, so no temporary name exists (pending_file.h).
 //
 // Encoding, little-endian: "PTESHJ01", old_file_size u64, new_file_size
 // u64, range_count u64, per range {offset u64, length u64, old_length u64,
@@ -43,18 +46,26 @@ struct Journal {
   std::vector<JournalRange> ranges;  // sorted by offset, disjoint
 };
 
-/// FILE.pteshare-journal, and the temporary name it is written under.
+/// FILE.pteshare-journal, beside the file's real name (links resolved).
 std::filesystem::path JournalPath(const std::filesystem::path& file);
-std::filesystem::path JournalTempPath(const std::filesystem::path& file);
-/// FILE.pteshare-tmp: the new file an in-place rewrite that moves segments
-/// builds before renaming it over FILE (under the writer lock).
-std::filesystem::path InPlaceTempPath(const std::filesystem::path& file);
+
+/// The largest journal a rewrite of a file whose flatbuffer is
+/// `program_size` bytes may write: overwrites lie inside the flatbuffer
+/// (each range of at least 4 bytes costs at most 8 journal bytes per byte),
+/// which leaves room for appended tables up to four times the flatbuffer
+/// (real programs append 16 bytes per distinct placement). The writer
+/// refuses a larger journal before writing anything; a reader reads nothing
+/// larger (the bound comes from the header of the file beside it).
+uint64_t MaxJournalBytes(uint64_t program_size);
 
 std::vector<uint8_t> EncodeJournal(const Journal& journal);
 Result<Journal> DecodeJournal(std::span<const uint8_t> bytes);
 
-/// Writes the journal beside `file` durably (see above).
-Status WriteJournalDurably(const std::filesystem::path& file, const Journal& journal);
+/// Writes the journal beside `file` durably (see above); it has no name
+/// until it is complete and fsynced (pending_file.h). `program_size`: the
+/// input's, for MaxJournalBytes.
+Status WriteJournalDurably(const std::filesystem::path& file, const Journal& journal,
+                           uint64_t program_size);
 /// Deletes the journal and makes the deletion durable.
 Status RemoveJournalDurably(const std::filesystem::path& file);
 
@@ -67,12 +78,16 @@ Status RollBack(int fd, const Journal& journal);
 enum class Recovery { kNothingToDo, kRolledBack };
 
 /// With the lock held: rolls back an interrupted rewrite of the locked file
-/// if its journal is there, refuses a stale one, and removes temporaries an
-/// interrupted rewrite left (they never became FILE).
+/// if its journal is there and refuses a stale one. Only a regular file no
+/// larger than MaxJournalBytes (from the file's header) is read as a
+/// journal; a FIFO, a link or a huge file is a one-line error. Nothing else
+/// is deleted: temporaries are pending_file.h's business.
 Result<Recovery> RecoverLocked(const WriterLock& lock);
 
-/// For readers: if FILE has a journal or temporaries, takes the writer lock
-/// (waiting for a live writer to finish) and recovers as above.
+/// For readers: if FILE has a journal, takes the writer lock (waiting for
+/// a live writer to finish) and recovers as above. A user who may not write
+/// FILE is told what was found (a journal to roll back, or a file that is
+/// no journal), not that it cannot lock.
 Result<Recovery> RecoverInterruptedRewrite(const std::filesystem::path& file);
 
 }  // namespace pteshare

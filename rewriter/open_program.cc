@@ -1,6 +1,7 @@
 #include "rewriter/open_program.h"
 
 #include "rewriter/journal.h"
+#include "rewriter/output_target.h"
 
 namespace pteshare {
 
@@ -11,7 +12,9 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
   if (!recovery.ok()) return recovery.error();
   std::string notice;
   if (*recovery == Recovery::kRolledBack) {
-    notice = "rolled back an interrupted rewrite (journal " + JournalPath(path).string() +
+    Result<std::filesystem::path> real = ResolveLinks(path);
+    notice = "rolled back an interrupted rewrite (journal " +
+             JournalPath(real.ok() ? *real : path).string() +
              "); the file is as it was before that rewrite";
   }
   Result<PteFile> file = PteFile::Open(path, mode);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rewriter/appended_tables.h"
+#include "rewriter/byte_ownership.h"
 #include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/wire.h"
@@ -294,6 +295,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   patch.tables_appended = distinct.size();
   patch.tensors_repointed = repointed.size();
   patch.appended = std::move(appended.bytes);
+  std::set<uint64_t> name_references;  // EValue offsets --write-names repoints
   if (!names.empty()) {
     Result<NamedTensorCopies> copies = BuildNamedTensorCopies(
         file, view, plan, names, patch.old_program_size + patch.appended.size());
@@ -301,6 +303,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     patch.appended.insert(patch.appended.end(), copies->bytes.begin(), copies->bytes.end());
     patch.overwrites.insert(patch.overwrites.end(), copies->overwrites.begin(),
                             copies->overwrites.end());
+    for (const ByteOverwrite& w : copies->overwrites) name_references.insert(w.offset);
     patch.names_written = names.size();
   }
 
@@ -319,6 +322,20 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     if (patch.overwrites[i].offset < patch.overwrites[i - 1].end()) {
       return Error{"internal error: two patches overlap at offset " +
                    std::to_string(patch.overwrites[i].offset)};
+    }
+  }
+  // Every byte the patch changes must belong to allocation info and to no
+  // other object (byte_ownership.h): refused here, nothing is written. The
+  // one exception is --write-names repointing an EValue to its named copy
+  // (name_patch.h), which the ownership map must show to be an EValue's val.
+  const ByteOwnership ownership = ByteOwnership::Map(file.first(layout.program_size), layout);
+  for (const ByteOverwrite& w : patch.overwrites) {
+    if (name_references.count(w.offset) != 0) continue;
+    if (!ownership.AllocationOnly(w.offset, w.bytes.size())) {
+      return Error{"the patch would change bytes [" + std::to_string(w.offset) + ", " +
+                   std::to_string(w.end()) + ") that also belong to " +
+                   ownership.OtherOwner(w.offset, w.bytes.size()) +
+                   " (this file's objects overlap); refusing before writing"};
     }
   }
   Status safe = CheckPatchedFlatbuffer(file, view, patch, names);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/interprocess/file_mapping.hpp>
@@ -44,9 +45,14 @@ constexpr uint64_t kFirstRead = 4096;
 Result<std::unique_ptr<PteFile::Snapshot>> PteFile::ReadSnapshot(const fs::path& path,
                                                                  uint64_t size) {
   auto snapshot = std::make_unique<Snapshot>();
-  Result<UniqueFd> fd = OpenFd(path, O_RDONLY);
+  // O_NONBLOCK: a FIFO swapped in after the type check must not hang.
+  Result<UniqueFd> fd = OpenFd(path, O_RDONLY | O_NONBLOCK);
   if (!fd.ok()) return fd.error();
   snapshot->fd = std::move(fd).value();
+  struct stat st;
+  if (::fstat(snapshot->fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Error{"is not a regular file"};
+  }
   snapshot->size = static_cast<size_t>(size);
   snapshot->address = ::mmap(nullptr, snapshot->size, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -62,12 +68,15 @@ Result<std::unique_ptr<PteFile::Snapshot>> PteFile::ReadSnapshot(const fs::path&
   // The flatbuffer's extent, as ReadPteLayout will judge it; a bad header
   // is its job to report, and no more than the file (or the verifier's
   // limit) is ever read.
-  uint64_t program_size = size;
+  // A file that is no program, or whose flatbuffer is past the FlatBuffers
+  // limit, is refused from these first bytes: nothing more is read.
+  uint64_t program_size = HasProgramIdentifier({snapshot->data(), read}) ? size : 0;
   if (Result<ExtendedHeader> header = ReadExtendedHeader({snapshot->data(), read});
-      header.ok() && header->present) {
+      program_size != 0 && header.ok() && header->present) {
     program_size = header->program_size;
   }
-  program_size = std::min<uint64_t>({program_size, size, FLATBUFFERS_MAX_BUFFER_SIZE});
+  if (program_size >= FLATBUFFERS_MAX_BUFFER_SIZE) program_size = 0;
+  program_size = std::min<uint64_t>(program_size, size);
   if (program_size > read) {
     Status rest = ReadAt(snapshot->fd.get(), read, {snapshot->data() + read, program_size - read});
     if (!rest.ok()) return changed(rest.error());

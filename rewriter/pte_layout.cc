@@ -1,5 +1,6 @@
 #include "rewriter/pte_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -48,6 +49,28 @@ bool AddOverflows(uint64_t a, uint64_t b, uint64_t* sum) {
   return __builtin_add_overflow(a, b, sum);
 }
 
+// Two non-empty segments that share bytes: the exporter never writes them,
+// and moving or reading them as separate data would be wrong.
+Status CheckSegmentsApart(const std::vector<SegmentExtent>& segments) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (segments[i].size > 0) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return segments[a].file_offset < segments[b].file_offset; });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const SegmentExtent& before = segments[order[k - 1]];
+    const SegmentExtent& after = segments[order[k]];
+    if (after.file_offset < before.file_offset + before.size) {
+      return Error{"segments " + std::to_string(order[k - 1]) + " [" +
+                   std::to_string(before.offset) + ", +" + std::to_string(before.size) + ") and " +
+                   std::to_string(order[k]) + " [" + std::to_string(after.offset) + ", +" +
+                   std::to_string(after.size) + ") overlap"};
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t PteLayout::segment_bytes() const {
@@ -55,6 +78,11 @@ uint64_t PteLayout::segment_bytes() const {
   uint64_t end = 0;
   for (const SegmentExtent& s : segments) end = std::max(end, s.offset + s.size);
   return end;
+}
+
+bool HasProgramIdentifier(std::span<const uint8_t> first_bytes) {
+  return first_bytes.size() >= C::kHeaderOffset &&
+         std::memcmp(first_bytes.data() + C::kIdentifierOffset, C::kIdentifier, 4) == 0;
 }
 
 Result<ExtendedHeader> ReadExtendedHeader(std::span<const uint8_t> bytes) {
@@ -93,9 +121,7 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
     return Error{"file is " + std::to_string(bytes.size()) +
                  " bytes, too small for a FlatBuffers root offset and identifier (8 bytes)"};
   }
-  if (std::memcmp(bytes.data() + C::kIdentifierOffset, C::kIdentifier, 4) != 0) {
-    return WrongIdentifier(bytes);
-  }
+  if (!HasProgramIdentifier(bytes)) return WrongIdentifier(bytes);
 
   Result<ExtendedHeader> header = ReadExtendedHeader(bytes);
   if (!header.ok()) return header.error();
@@ -169,6 +195,12 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
         return Error{"segment " + std::to_string(i) + " holds " + std::to_string(extent.size) +
                      " bytes but the file has no extended header to locate segments"};
       }
+      if (extent.size > 0 && layout.segment_base_offset == 0) {
+        // ExecuTorch's loader would read it from offset 0, inside the
+        // flatbuffer; a rewrite's appended tables would overwrite it.
+        return Error{"segment " + std::to_string(i) + " holds " + std::to_string(extent.size) +
+                     " bytes but segment_base_offset is 0, which places it over the flatbuffer"};
+      }
       if (extent.size > 0 && end > file_size) {
         return Error{"segment " + std::to_string(i) + " [" + std::to_string(extent.file_offset) +
                      ", " + std::to_string(end) + ") runs past the end of the file (" +
@@ -177,6 +209,8 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
       layout.segments.push_back(extent);
     }
   }
+  Status apart = CheckSegmentsApart(layout.segments);
+  if (!apart.ok()) return apart.error();
   *program = root;
   return layout;
 }

@@ -66,8 +66,15 @@ struct PteLayout {
 
 /// Checks the identifier, the extended header, the sizes against the file,
 /// runs the FlatBuffers verifier over [0, program_size), then checks every
-/// segment against the file. On success `*program` points into `bytes`.
+/// segment against the file: inside it, after the flatbuffer (a non-empty
+/// segment needs segment_base_offset > 0), and no two non-empty segments
+/// overlapping (a rewrite that moves them would otherwise corrupt one). On success `*program`
+/// points into `bytes`.
 Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Program** program);
+
+/// Whether bytes [4, 8) hold the ET12 identifier: the first thing checked,
+/// so a reader can refuse a file before reading more than its first bytes.
+bool HasProgramIdentifier(std::span<const uint8_t> first_bytes);
 
 /// Reads the extended header alone (no verification). Used by the reader
 /// above and by the patcher to rewrite sizes.

@@ -10,6 +10,11 @@ namespace pteshare::wire {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "pteshare assumes a little-endian host");
 
+inline uint16_t LoadU16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
 inline uint32_t LoadU32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, sizeof v);

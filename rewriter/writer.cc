@@ -11,27 +11,14 @@
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
+#include "rewriter/output_target.h"
+#include "rewriter/pending_file.h"
 #include "rewriter/rewrite_check.h"
 
 namespace pteshare {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Removes a temporary file at scope exit unless it was renamed into place.
-class TempFile {
- public:
-  explicit TempFile(fs::path path) : path_(std::move(path)) {}
-  ~TempFile() {
-    if (!kept_) ::unlink(path_.c_str());
-  }
-  void Keep() { kept_ = true; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool kept_ = false;
-};
 
 void Say(const WriteOptions& options, bool always, const std::string& line) {
   if (options.progress && (always || options.verbose)) options.progress(line);
@@ -41,12 +28,6 @@ std::string MiB(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return text;
-}
-
-// -o OUT's temporary: hidden, beside OUT, unique per process.
-fs::path CopyTempPath(const fs::path& out) {
-  return out.parent_path() /
-         ("." + out.filename().string() + ".pteshare-tmp-" + std::to_string(::getpid()));
 }
 
 Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
@@ -88,34 +69,43 @@ Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const
   return CheckRewrittenFile(mapping->bytes(), before, patch, plan);
 }
 
-Status WriteCopyVia(const fs::path& temp_path, int source_fd, const PteLayout& before,
-                    const PatchSet& patch, const Plan& plan, const fs::path& out,
-                    const WriteOptions& options) {
+// The new file is built without a name (pending_file.h) and renamed over
+// OUT (or linked as OUT when the name is new) only once it is complete,
+// durable and checked; a replaced file keeps its owner, group and mode.
+Status WriteCopyTo(int source_fd, const PteLayout& before, const PatchSet& patch, const Plan& plan,
+                   const fs::path& out, const WriteOptions& options) {
+  Result<OutputTarget> target = InspectOutput(out);
+  if (!target.ok())
+    return Error{"refusing to write " + out.string() + ": it " + target.error().message};
   struct stat source;
   if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
-  ::unlink(temp_path.c_str());  // a leftover of an interrupted run
-  Result<UniqueFd> temp_fd = OpenFd(temp_path, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (!temp_fd.ok()) return Error{"cannot create the temporary file: " + temp_fd.error().message};
-  TempFile temp(temp_path);
-  const int fd = temp_fd->get();
-  if (::fchmod(fd, source.st_mode & 07777) != 0) {
-    return Error{std::string("cannot set the temporary file's mode: ") + strerror(errno)};
+  const unsigned mode = target->replaced ? target->replaced->mode : source.st_mode & 01777;
+  CleanAbandonedTemps(target->path);
+  Result<PendingFile> temp = PendingFile::Create(target->path, mode);
+  if (!temp.ok()) return temp.error();
+  const int fd = temp->fd();
+  if (target->replaced) {
+    Status kept = Preserve(fd, *target->replaced);
+    if (!kept.ok()) return kept;
   }
-  Say(options, false, "writing " + temp_path.string());
+  Say(options, false, "writing a new file for " + target->path.string());
   Status ok = Truncate(fd, patch.new_file_size);
   if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options);
   if (ok.ok()) ok = WriteAll(fd, patch.AllWrites(), /*crash_points=*/false);
   if (ok.ok()) ok = SyncFile(fd);
-  if (!ok.ok()) return Error{"writing " + temp_path.string() + " failed: " + ok.error().message};
+  if (!ok.ok()) return Error{"writing the new file failed: " + ok.error().message};
   Status checked = CheckOnDisk(fd, before, patch, plan);
   if (!checked.ok()) return Error{"refusing to finish: " + checked.error().message};
-  if (std::rename(temp_path.c_str(), out.c_str()) != 0) {
-    return Error{"cannot rename " + temp_path.string() + " to " + out.string() + ": " +
-                 strerror(errno)};
+  // What is at OUT now must still be what was checked above.
+  Result<OutputTarget> now = InspectOutput(target->path);
+  if (!now.ok() || now->replaced.has_value() != target->replaced.has_value()) {
+    return Error{"refusing to write " + out.string() + ": it changed while the new file was built"};
   }
-  temp.Keep();
-  Say(options, false, "renamed over " + out.string());
-  return SyncFolderOf(out);
+  MaybeCrashAt("before-publish");
+  Status published = temp->Publish(/*replace=*/target->replaced.has_value());
+  if (!published.ok()) return published;
+  Say(options, false, "renamed over " + target->path.string());
+  return Status::Ok();
 }
 
 // The journal: old and new bytes of every write, before any write happens.
@@ -142,12 +132,21 @@ Result<Journal> RecordJournal(int fd, const PatchSet& patch,
 
 Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& patch,
                         const Plan& plan, const fs::path& out, const WriteOptions& options) {
-  return WriteCopyVia(CopyTempPath(out), source_fd, before, patch, plan, out, options);
+  return WriteCopyTo(source_fd, before, patch, plan, out, options);
 }
 
 Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, const PatchSet& patch,
                            const Plan& plan, const WriteOptions& options) {
   const fs::path& file = lock.path();
+  struct stat locked;
+  if (::fstat(lock.fd(), &locked) != 0) return Error{std::string("fstat: ") + strerror(errno)};
+  if (locked.st_nlink > 1) {
+    // A journal beside one name is not found through the others, and a
+    // rename would split the names: refused before anything is written.
+    return Error{"has " + std::to_string(locked.st_nlink) +
+                 " names (hard links); an in-place rewrite could not be recovered through every "
+                 "name, so it is refused (write a copy with -o)"};
+  }
   if (patch.segments_move()) {
     // Segments that move are copied to a new file renamed over this one, so
     // a crash leaves the old file. FALLOC_FL_INSERT_RANGE could shift them
@@ -156,13 +155,13 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
     // differ), only on ext4/XFS, and not atomically with the header and
     // table writes: undoing it after a crash would need COLLAPSE_RANGE in
     // the journal. Not worth that risk for a rare case.
-    return WriteCopyVia(InPlaceTempPath(file), lock.fd(), before, patch, plan, file, options);
+    return WriteCopyTo(lock.fd(), before, patch, plan, file, options);
   }
   const int fd = lock.fd();
   const std::vector<ByteOverwrite> writes = patch.AllWrites();
   Result<Journal> journal = RecordJournal(fd, patch, writes);
   if (!journal.ok()) return journal.error();
-  Status ok = WriteJournalDurably(file, *journal);
+  Status ok = WriteJournalDurably(file, *journal, patch.old_program_size);
   if (!ok.ok()) return ok;
   Say(options, false, "journal " + JournalPath(file).string() + " written");
   MaybeCrashAt("after-journal");

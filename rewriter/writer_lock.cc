@@ -1,5 +1,7 @@
 #include "rewriter/writer_lock.h"
 
+#include "rewriter/output_target.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -28,19 +30,27 @@ WriterLock::~WriterLock() = default;
 
 Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
                                        const std::function<void()>& on_wait) {
+  // The lock, the journal and any rename belong to the file, not to the
+  // name it was reached by: a symbolic link is resolved once, here.
+  Result<std::filesystem::path> real = ResolveLinks(file);
+  if (!real.ok()) return real.error();
   bool told = false;
   for (int attempt = 0; attempt < kMaxReplacedRetries; ++attempt) {
     WriterLock held;
-    held.path_ = file;
-    Result<UniqueFd> fd = OpenFd(file, O_RDWR);
+    held.path_ = *real;
+    // O_NONBLOCK: a FIFO swapped in for the file must not hang the open.
+    Result<UniqueFd> fd = OpenFd(held.path_, O_RDWR | O_NONBLOCK);
     if (!fd.ok()) return Error{"cannot open for writing: " + fd.error().message};
     held.fd_ = std::move(fd).value();
     struct stat locked_file;
     if (::fstat(held.fd_.get(), &locked_file) != 0) {
       return Error{std::string("fstat failed: ") + std::strerror(errno)};
     }
+    if (!S_ISREG(locked_file.st_mode)) {
+      return Error{"is " + FileTypeName(locked_file.st_mode) + ", not a regular file"};
+    }
     try {
-      held.lock_ = std::make_unique<bip::file_lock>(file.c_str());
+      held.lock_ = std::make_unique<bip::file_lock>(held.path_.c_str());
       if (!held.lock_->try_lock()) {
         if (on_wait && !told) on_wait();
         told = true;
@@ -50,7 +60,7 @@ Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
       return Error{std::string("cannot lock the file for writing: ") + e.what()};
     }
     struct stat now;
-    if (::stat(file.c_str(), &now) != 0) {
+    if (::stat(held.path_.c_str(), &now) != 0) {
       return Error{std::string("the file disappeared while waiting for the lock: ") +
                    std::strerror(errno)};
     }

@@ -37,6 +37,8 @@ class WriterLock {
   WriterLock& operator=(WriterLock&&) noexcept;
   ~WriterLock();
 
+  /// The file's real path (symbolic links resolved at Acquire): the journal
+  /// and any rename go beside it, so every name of the file finds them.
   const std::filesystem::path& path() const { return path_; }
   /// Read-write descriptor of the locked file; stays open while locked.
   int fd() const { return fd_.get(); }

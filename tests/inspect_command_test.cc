@@ -1,6 +1,8 @@
 // `pteshare inspect` as a user runs it: output, --json and exit statuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -69,6 +71,18 @@ TEST(InspectCommand, UsageErrorIsExitTwo) {
   testing::CommandOutput out = RunTool("pteshare", {"inspect"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_NE(out.err.find("FILE is required"), std::string::npos) << out.err;
+}
+
+// F14: a newline in a file name split its error over two lines. Control
+// characters in a name are escaped: one error, one line.
+TEST(InspectCommand, ControlCharactersInANameStayOnOneLine) {
+  testing::TempDir dir;
+  const std::filesystem::path file = dir / "bad\nname\t.pte";
+  testing::WriteFileBytes(file, "not a program at all");
+  testing::CommandOutput out = RunTool("pteshare", {"inspect", file.string()});
+  EXPECT_EQ(out.exit_status, 2);
+  EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+  EXPECT_NE(out.err.find("bad\\nname\\t.pte: not a .pte program"), std::string::npos) << out.err;
 }
 
 }  // namespace

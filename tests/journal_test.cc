@@ -5,9 +5,21 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <functional>
 
 #include "rewriter/file_io.h"
+#include "rewriter/open_program.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {
@@ -92,14 +104,16 @@ TEST(Journal, RecoveryRollsBackThenLeavesNothingBehind) {
   TempDir dir;
   const fs::path file = dir / "f";
   WriteFileBytes(file, "abCdefGHIJKL");
-  ASSERT_TRUE(WriteJournalDurably(file, SampleJournal()).ok());
-  WriteFileBytes(InPlaceTempPath(file), "leftover");
+  ASSERT_TRUE(WriteJournalDurably(file, SampleJournal(), 8).ok());
+  // F10: a user's file that merely looks like an old pteshare temporary is
+  // not ours to delete.
+  WriteFileBytes(dir / "f.pteshare-tmp", "user data");
   Result<Recovery> r = RecoverInterruptedRewrite(file);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(*r, Recovery::kRolledBack);
   EXPECT_EQ(ReadFileBytes(file), "abcdefgh");
   EXPECT_FALSE(fs::exists(JournalPath(file)));
-  EXPECT_FALSE(fs::exists(InPlaceTempPath(file)));
+  EXPECT_EQ(ReadFileBytes(dir / "f.pteshare-tmp"), "user data");
   Result<Recovery> again = RecoverInterruptedRewrite(file);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, Recovery::kNothingToDo);
@@ -134,6 +148,177 @@ TEST(Journal, StaleJournalFromAnotherFileIsRefusedNotApplied) {
     EXPECT_EQ(ReadFileBytes(other), before);
     EXPECT_TRUE(fs::exists(JournalPath(other)));
   }
+}
+
+// An in-place rewrite of a copy of the fixture that stops right after its
+// journal is durable; returns the file.
+fs::path CrashedAfterJournal(const TempDir& dir) {
+  const fs::path file = dir / "m.pte";
+  b::BuildOptions in_slack;
+  in_slack.segment_alignment = 4096;
+  WriteBytes(file, Build(SharedCacheSpec(), in_slack));
+  ::setenv("PTESHARE_TEST_CRASH_AT", "after-journal", 1);
+  CommandOutput crashed =
+      RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--share", kCacheName});
+  ::unsetenv("PTESHARE_TEST_CRASH_AT");
+  EXPECT_EQ(crashed.exit_status, 99) << crashed.err;
+  EXPECT_TRUE(fs::exists(JournalPath(file)));
+  return file;
+}
+
+void ExpectOneLineRefusal(const CommandOutput& out, const std::string& file,
+                          const std::string& what) {
+  EXPECT_EQ(out.exit_status, 2) << out.err;
+  EXPECT_EQ(out.err.find("pteshare: " + file + ": journal "), 0u) << out.err;
+  EXPECT_NE(out.err.find(what), std::string::npos) << out.err;
+  EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+}
+
+// F4: a 100 GB journal made every command abort with std::bad_alloc (exit
+// 134) or read it into memory. Only a journal no larger than the file's
+// header allows is read.
+TEST(Journal, OversizedJournalIsAOneLineErrorNotAnAbort) {
+  TempDir dir;
+  const fs::path file = dir / "m.pte";
+  WriteBytes(file, Build(SharedCacheSpec()));
+  WriteFileBytes(JournalPath(file), "");
+  fs::resize_file(JournalPath(file), uint64_t{100} << 30);  // sparse
+  const auto start = std::chrono::steady_clock::now();
+  CommandOutput out = RunTool("pteshare", {"inspect", file.string()});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ExpectOneLineRefusal(out, file.string(), "is 107374182400 bytes, more than the ");
+  EXPECT_LT(seconds, 10.0);
+}
+
+// F5: a FIFO named like the journal made every command hang.
+TEST(Journal, FifoJournalIsRefusedWithoutBlocking) {
+  TempDir dir;
+  const fs::path file = dir / "m.pte";
+  WriteBytes(file, Build(SharedCacheSpec()));
+  ASSERT_EQ(::mkfifo(JournalPath(file).c_str(), 0644), 0);
+  for (const char* command : {"inspect", "verify"}) {
+    CommandOutput out = RunTool("pteshare", {command, file.string()});
+    ExpectOneLineRefusal(out, file.string(), "is a FIFO, not a regular file");
+  }
+  fs::remove(JournalPath(file));
+  fs::create_symlink(file, JournalPath(file));
+  ExpectOneLineRefusal(RunTool("pteshare", {"inspect", file.string()}), file.string(),
+                       "is a symbolic link");
+}
+
+// F11: a full disk while the journal was written left
+// FILE.pteshare-journal.tmp behind. The journal now has no name until it is
+// complete; a write that fails (here: past RLIMIT_FSIZE, as on a full disk)
+// leaves no file at all.
+TEST(Journal, FailedJournalWriteLeavesNoFile) {
+  TempDir dir;
+  const fs::path file = dir / "f";
+  WriteFileBytes(file, "abcdefgh");
+  Journal big = SampleJournal();
+  big.ranges[1].new_bytes.resize(1 << 20, 'x');
+  ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old_limit;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 64 << 10;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Status written = WriteJournalDurably(file, big, uint64_t{1} << 20);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("cannot write the journal"), std::string::npos)
+      << written.error().message;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"f"});
+}
+
+// F11 on a real full disk: a 64 KiB tmpfs.
+TEST(Journal, FullDiskWhileWritingTheJournalLeavesNoFile) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root: skipped";
+  TempDir dir;
+  const fs::path mount_point = dir / "small";
+  fs::create_directory(mount_point);
+  const std::string target = mount_point.string();
+  if (::mount("tmpfs", target.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << "): skipped";
+  }
+  const fs::path file = mount_point / "f";
+  WriteFileBytes(file, "abcdefgh");
+  Journal big = SampleJournal();
+  big.ranges[1].new_bytes.resize(1 << 20, 'x');  // more than the disk holds
+  Status written = WriteJournalDurably(file, big, uint64_t{1} << 20);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(mount_point)) names.push_back(e.path().filename());
+  ::umount(target.c_str());
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("No space left on device"), std::string::npos)
+      << written.error().message;
+  EXPECT_EQ(names, std::vector<std::string>{"f"});
+}
+
+// Runs `body` as user nobody in a child process; returns what it wrote.
+std::string AsNobody(const std::function<std::string()>& body) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::string said = "cannot drop privileges";
+    if (::setgid(65534) == 0 && ::setuid(65534) == 0) said = body();
+    (void)!::write(pipe_fds[1], said.data(), said.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string said;
+  char chunk[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], chunk, sizeof chunk)) > 0;) said.append(chunk, n);
+  ::close(pipe_fds[0]);
+  ::waitpid(child, nullptr, 0);
+  return said;
+}
+
+std::string OpenAsReader(const fs::path& file) {
+  Result<OpenedProgram> opened = OpenProgram(file);
+  return opened.ok() ? "ok" + opened->notice : opened.error().message;
+}
+
+// F9: a reader without write permission was told "found an interrupted
+// rewrite's journal" for a stray temporary file. Now temporaries are not
+// journals (and not its business), and a real journal is described as one.
+TEST(Journal, ReaderWithoutWritePermissionIsToldTheTruth) {
+  if (::geteuid() != 0) GTEST_SKIP() << "switching to user nobody needs root: skipped";
+  TempDir dir;
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  const fs::path file = dir / "m.pte";
+  WriteBytes(file, Build(SharedCacheSpec()));
+  WriteFileBytes(dir / "m.pte.pteshare-tmp", "stray");
+  WriteFileBytes(dir / "m.pte.pteshare-journal.tmp", "stray");
+  WriteFileBytes(dir / ".m.pte.pteshare-tmp-12", "stray");
+  EXPECT_EQ(AsNobody([&] { return OpenAsReader(file); }), "ok");
+  // F10: and no command deletes them (they are not ours), not even root's.
+  CommandOutput inspect = RunTool("pteshare", {"inspect", file.string()});
+  EXPECT_EQ(inspect.exit_status, 0) << inspect.err;
+  for (const char* stray :
+       {"m.pte.pteshare-tmp", "m.pte.pteshare-journal.tmp", ".m.pte.pteshare-tmp-12"}) {
+    EXPECT_EQ(ReadFileBytes(dir / stray), "stray") << stray;
+  }
+
+  TempDir crashed_dir;
+  fs::permissions(crashed_dir.path(),
+                  fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const fs::path crashed = CrashedAfterJournal(crashed_dir);
+  const std::string said = AsNobody([&] { return OpenAsReader(crashed); });
+  EXPECT_NE(said.find("holds an interrupted rewrite that must be rolled back before the file can "
+                      "be read, but this user may not write the file (Permission denied)"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("Permission denied"), std::string::npos) << said;
+  EXPECT_TRUE(fs::exists(JournalPath(crashed)));
+  Result<OpenedProgram> as_root = OpenProgram(crashed);  // and the owner recovers it
+  ASSERT_TRUE(as_root.ok()) << as_root.error().message;
+  EXPECT_NE(as_root->notice.find("rolled back"), std::string::npos);
 }
 
 }  // namespace

@@ -254,5 +254,42 @@ TEST(PlanCommand, StateInOneMethodOnlySaysNothingToShareAndStillReplans) {
   EXPECT_TRUE(Contains(out.err, "nothing to share: no method has mutable state")) << out.err;
 }
 
+// F14: a miss in several methods was one line per method; an error is one
+// line, always.
+TEST(PlanCommand, ArenaLimitMissedByEveryMethodIsOneLine) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  CommandOutput out =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=1000"});
+  EXPECT_EQ(out.exit_status, 1);
+  EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+  EXPECT_TRUE(Contains(out.err, ": no plan fits --arena-limit: method prefill: ")) << out.err;
+  EXPECT_TRUE(Contains(out.err, "; method decode: ")) << out.err;
+}
+
+// F14: `--alignment -1` and `--alignment 18446744073709551616` were both
+// read as 18446744073709551615. Each is refused, quoting what was typed.
+TEST(PlanCommand, NumbersAreParsedStrictlyAndEchoedAsTyped) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {});
+  const std::pair<const char*, const char*> cases[] = {
+      {"-1", "pteshare: --alignment: '-1' is not a non-negative integer"},
+      {"18446744073709551616",
+       "pteshare: --alignment: '18446744073709551616' is more than "
+       "18446744073709551615"},
+      {"+16", "pteshare: --alignment: '+16' is not a non-negative integer"},
+      {"0x10", "pteshare: --alignment: '0x10' is not a non-negative integer"}};
+  for (const auto& [typed, message] : cases) {
+    SCOPED_TRACE(typed);
+    CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", typed});
+    EXPECT_EQ(out.exit_status, 2);
+    EXPECT_EQ(out.err.find(message), 0u) << out.err;
+    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+  }
+  CommandOutput not_power =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "12"});
+  EXPECT_TRUE(Contains(not_power.err, "--alignment 12 is not a power of two")) << not_power.err;
+}
+
 }  // namespace
 }  // namespace pteshare

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "rewriter/wire.h"
+#include "tests/rewrite_fixtures.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -188,6 +189,49 @@ TEST(PteLayout, FlippingAnyByteNeverCrashes) {
       EXPECT_NE(program, nullptr);
     }
   }
+}
+
+}  // namespace
+}  // namespace pteshare
+
+namespace pteshare {
+namespace {
+
+std::vector<uint8_t> TwoSegmentProgram() {
+  testing::b::BuildOptions options;
+  options.segment_alignment = 4096;
+  return testing::Build(testing::SharedCacheSpec(), options);
+}
+
+// F7: segment_base_offset 0 with non-empty segments put them over the
+// flatbuffer; a rewrite's appended tables overwrote the first segment.
+TEST(PteLayout, SegmentBaseZeroWithNonEmptySegmentsIsRefused) {
+  std::vector<uint8_t> bytes = TwoSegmentProgram();
+  const fb::Program* program = nullptr;
+  ASSERT_TRUE(ReadPteLayout(bytes, &program).ok());
+  ASSERT_GE(program->segments()->size(), 1u);
+  wire::StoreU64(bytes.data() + PteConstants::kHeaderOffset + 16, 0);
+  EXPECT_EQ(LayoutError(bytes).find("segment 0 holds "), 0u) << LayoutError(bytes);
+  EXPECT_NE(
+      LayoutError(bytes).find("segment_base_offset is 0, which places it over the flatbuffer"),
+      std::string::npos);
+}
+
+TEST(PteLayout, OverlappingSegmentsAreRefused) {
+  std::vector<uint8_t> bytes = TwoSegmentProgram();
+  const fb::Program* program = nullptr;
+  ASSERT_TRUE(ReadPteLayout(bytes, &program).ok());
+  ASSERT_EQ(program->segments()->size(), 2u);
+  const fb::DataSegment* second = program->segments()->Get(1);
+  const uint8_t* offset_field =
+      reinterpret_cast<const flatbuffers::Table*>(second)->GetAddressOf(fb::DataSegment::VT_OFFSET);
+  ASSERT_NE(offset_field, nullptr);
+  ASSERT_GT(program->segments()->Get(0)->size(), 1u);
+  // Segment 1 now starts one byte into segment 0 (and still ends in the file).
+  const uint64_t first = program->segments()->Get(0)->offset();
+  wire::StoreU64(bytes.data() + (offset_field - bytes.data()), first + 1);
+  EXPECT_EQ(LayoutError(bytes).find("segments 0 ["), 0u) << LayoutError(bytes);
+  EXPECT_NE(LayoutError(bytes).find(") overlap"), std::string::npos) << LayoutError(bytes);
 }
 
 }  // namespace

@@ -8,6 +8,9 @@
 //    arena size the plan says, and passes the writer's own last check
 //    (CheckRewrittenFile);
 //  - keeps the segment bytes, moved by the PatchSet's shift;
+//  - changes no byte of the old flatbuffer outside allocation info: every
+//    byte that the ownership map (byte_ownership.h) does not give to
+//    allocation info alone is the input's byte;
 //  - is a fixed point for relocate: the same rewrite on it changes no
 //    byte (I7).
 // Anything else would be a corrupt file on disk, so it aborts.
@@ -21,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/byte_ownership.h"
 #include "rewriter/patcher.h"
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
@@ -89,6 +93,22 @@ inline void CheckSegmentsKept(std::span<const uint8_t> input, std::span<const ui
   }
 }
 
+inline void CheckOnlyAllocationInfoChanged(std::span<const uint8_t> input,
+                                           std::span<const uint8_t> output,
+                                           const PteLayout& before) {
+  const ByteOwnership map = ByteOwnership::Map(input.first(before.program_size), before);
+  const std::vector<ByteRange> allowed = map.AllocationOnlyRanges();
+  size_t next = 0;
+  for (uint64_t i = 0; i < before.program_size; ++i) {
+    while (next < allowed.size() && allowed[next].end <= i) ++next;
+    if (next < allowed.size() && allowed[next].begin <= i) continue;
+    if (i >= output.size() || output[i] != input[i]) {
+      Fail("byte " + N(i) + " changed, but it belongs to " + map.OtherOwner(i, 1) +
+           ", not to allocation info alone");
+    }
+  }
+}
+
 inline void CheckPlacements(const ProgramView& after, const Plan& plan) {
   if (after.methods.size() != plan.methods.size()) Fail("method count changed");
   for (const MethodPlan& m : plan.methods) {
@@ -145,6 +165,7 @@ inline void RewriteAndCheck(std::span<const uint8_t> input, const ProgramView& v
   }
   CheckPlacements(*after, plan);
   CheckSegmentsKept(input, output, view.layout, *patch);
+  CheckOnlyAllocationInfoChanged(input, output, view.layout);
   Status checked = CheckRewrittenFile(output, view.layout, *patch, plan);
   if (!checked.ok()) Fail("the writer would refuse its own patch: " + checked.error().message);
 

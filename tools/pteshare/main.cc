@@ -7,6 +7,7 @@
 
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
+#include "tools/pteshare/output.h"
 
 namespace pteshare::cli {
 namespace {
@@ -48,10 +49,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    // CLI11 answers --help/--version with 0; every usage error is our 2.
-    if (code == 0) return kExitOk;
-    RecordError({"", e.what()});
+    // CLI11 answers --help/--version with 0; every usage error is our 2,
+    // printed as one line like every other error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    PrintError(std::string(e.what()) + " (see pteshare --help)");
     FinishJsonRun(json, kExitBadInput);
     return kExitBadInput;
   }

@@ -6,13 +6,37 @@
 
 namespace pteshare::cli {
 
+std::string EscapeControl(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 void PrintFileError(const std::filesystem::path& file, const Error& error) {
-  std::fprintf(stderr, "pteshare: %s: %s\n", file.c_str(), error.message.c_str());
-  RecordError({file.string(), error.message});
+  RecordError({file.string(), error.message});  // the first error of a run is kept
+  PrintError(file.string() + ": " + error.message);
 }
 
 void PrintError(std::string_view message) {
-  std::fprintf(stderr, "pteshare: %.*s\n", static_cast<int>(message.size()), message.data());
+  // One line, always: a name or message with a newline in it cannot split it.
+  const std::string line = EscapeControl(message);
+  std::fprintf(stderr, "pteshare: %s\n", line.c_str());
   RecordError({"", std::string(message)});
 }
 

@@ -11,9 +11,12 @@
 
 namespace pteshare::cli {
 
-/// Prints `pteshare: FILE: message` on stderr.
+/// `text` with control characters written as \n, \t, \r or \xHH, so that
+/// it prints on one line.
+std::string EscapeControl(std::string_view text);
+/// Prints `pteshare: FILE: message` on stderr, on one line (EscapeControl).
 void PrintFileError(const std::filesystem::path& file, const Error& error);
-/// Prints `pteshare: message` on stderr.
+/// Prints `pteshare: message` on stderr, on one line.
 void PrintError(std::string_view message);
 
 /// 1234567 -> "1,234,567".

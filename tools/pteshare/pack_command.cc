@@ -13,6 +13,7 @@
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
+#include "tools/pteshare/number_option.h"
 
 namespace pteshare::cli {
 namespace {
@@ -117,15 +118,19 @@ void AddPack(CLI::App& app, int& exit_status) {
                    "Stop searching after S seconds (wall clock; makes output depend on load)")
       ->check(CLI::NonNegativeNumber);
   pack->add_option("--seed", options->seed, "Seed for the randomized orders and restarts")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(UnsignedInteger());
   pack->add_option("--steps", options->steps,
                    "Search effort in steps (deterministic); 0 keeps only the greedy passes")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(UnsignedInteger());
   pack->add_option("--capacity", options->capacity,
-                   "Fail (exit 1) unless the arena fits in BYTES; says by how much it misses");
+                   "Fail (exit 1) unless the arena fits in BYTES; says by how much it misses")
+      ->check(UnsignedInteger());
   pack->add_option("--alignment", options->alignment,
                    "Every planned offset is a multiple of this power of two")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(UnsignedInteger());
   pack->add_flag("--json", options->json, "Print the placement and summary as JSON on stdout");
   pack->callback([options, &exit_status] { exit_status = RunPack(*options); });
 }

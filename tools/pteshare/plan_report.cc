@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/number_option.h"
 #include "tools/pteshare/output.h"
 
 namespace pteshare::cli {
@@ -32,9 +33,11 @@ void PlanningOptions::AddTo(CLI::App* command) {
                    "method and arena the smaller of the two")
       ->check(CLI::IsMember({"relocate", "replan", "best"}))
       ->default_str("best");
-  command->add_option("--alignment", alignment,
-                      "Alignment of the shared slots, a power of two (default: detected from the "
-                      "input, the largest power of two >= 16 dividing every planned offset)");
+  command
+      ->add_option("--alignment", alignment,
+                   "Alignment of the shared slots, a power of two (default: detected from the "
+                   "input, the largest power of two >= 16 dividing every planned offset)")
+      ->check(UnsignedInteger());
   command
       ->add_option("--arena-limit", arena_limits,
                    "Arena ID may take at most BYTES in every method (repeatable); if no plan "
@@ -108,9 +111,11 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
     return outcome;
   }
   if (!input->plan.limit_misses.empty()) {
+    std::string misses;  // one line, however many methods miss
     for (const std::string& miss : input->plan.limit_misses) {
-      PrintFileError(file, Error{"no plan fits --arena-limit: " + miss});
+      misses += (misses.empty() ? "" : "; ") + miss;
     }
+    PrintFileError(file, Error{"no plan fits --arena-limit: " + misses});
     outcome.exit_status = kExitFindings;
     return outcome;
   }

@@ -18,11 +18,13 @@
 #include "rewriter/journal.h"
 #include "rewriter/memory_cost.h"
 #include "rewriter/name_patch.h"
+#include "rewriter/output_target.h"
 #include "rewriter/patcher.h"
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
+#include "tools/pteshare/number_option.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
@@ -155,7 +157,7 @@ Result<WriterLock> LockForWriting(const std::string& file) {
   if (!recovery.ok()) return recovery.error();
   if (*recovery == Recovery::kRolledBack) {
     PrintFileError(file, Error{"rolled back an interrupted rewrite (journal " +
-                               JournalPath(file).string() + ") before rewriting"});
+                               JournalPath(lock->path()).string() + ") before rewriting"});
   }
   return lock;
 }
@@ -187,10 +189,19 @@ JobResult Failed(const RewriteArgs& args, JobResult result) {
   return result;
 }
 
-JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
+JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   TakeRecordedError();  // this job's errors only
   const auto start = std::chrono::steady_clock::now();
   JobResult result;
+  if (!job.in_place) {  // a folder means FOLDER/BASENAME; only a file or a new name is written
+    Result<OutputTarget> target = ResolveOutputTarget(job.file, job.out);
+    if (!target.ok()) {
+      PrintFileError(job.out, target.error());
+      result.exit_status = kExitBadInput;
+      return Failed(args, result);
+    }
+    job.out = target->path.string();
+  }
   std::error_code ec;
   const bool out_is_file =
       !job.in_place && fs::exists(job.out, ec) && fs::equivalent(job.file, job.out, ec);
@@ -252,14 +263,18 @@ JobResult RewriteOne(const RewriteArgs& args, const FileJob& job) {
 // outputs with one name, are refused before anything runs.
 Result<std::vector<FileJob>> MakeJobs(const RewriteArgs& args) {
   std::vector<FileJob> jobs;
-  if (args.files.size() == 1) {
+  std::error_code ec;
+  // OUT/ names a folder for one input as for several: made if missing.
+  const bool folder = args.files.size() > 1 || (!args.out.empty() && args.out.back() == '/');
+  if (!folder) {
     jobs.push_back({args.files[0], args.out, args.in_place});
     return jobs;
   }
-  std::error_code ec;
   if (!args.in_place) {
     if (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)) {
-      return Error{"rewrite: with several inputs, -o names a folder; " + args.out + " is a file"};
+      return Error{"rewrite: -o " + args.out +
+                   " names a folder (several inputs, or a final '/'), "
+                   "but it is not one"};
     }
     fs::create_directories(args.out, ec);
     if (ec) return Error{"rewrite: cannot create the folder " + args.out + ": " + ec.message()};
@@ -365,8 +380,9 @@ void AddRewrite(CLI::App& app, int& exit_status) {
       "         pteshare rewrite models/*.pte --share-auto -o shared/ -j 4");
   cmd->add_option("FILE", args->files, "The .pte file(s)")->required();
   CLI::Option* out = cmd->add_option("-o,--output", args->out,
-                                     "Write the result to OUT (may be FILE); with several inputs, "
-                                     "a folder that gets one output per input")
+                                     "Write the result to OUT (may be FILE; a regular file or a "
+                                     "new name, never a device or FIFO); a folder gets "
+                                     "FOLDER/BASENAME, one output per input")
                          ->type_name("OUT");
   CLI::Option* in_place =
       cmd->add_flag("--in-place", args->in_place, "Patch FILE itself, crash-safely");
@@ -378,7 +394,8 @@ void AddRewrite(CLI::App& app, int& exit_status) {
                 "--share-auto) in its extra_tensor_info.fully_qualified_name, so that verify, a "
                 "loader's self-check and Method::get_attribute find it by name");
   cmd->add_option("-j,--jobs", args->jobs, "Files rewritten at once (default: one per core)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(UnsignedInteger(UINT32_MAX));
   cmd->add_flag("-v,--verbose", args->verbose, "Say each step and the time taken on stderr");
   cmd->add_flag("--json", args->json, "Print what was done, with the plan, as JSON");
   cmd->callback([args, &exit_status] { exit_status = RunRewrite(*args); });

@@ -1,0 +1,75 @@
+// ByteOwnership: which object owns each byte of a verified flatbuffer, so
+// the patcher knows, before writing, which bytes belong to allocation info
+// and to nothing else.
+//
+// FlatBuffers lets objects overlap in a file that still verifies: a hostile
+// writer can point an Int value's table at an AllocationDetails table, run
+// a string over the tables after it, or share a vtable's bytes with a
+// vector. A field write there would also change the other object (a kernel
+// argument, a name). The map walks every table, vtable, vector and string
+// reachable from the root, once per (offset, type), with the schema's own
+// type tables (flatc --reflect-names), and records the byte range of every
+// part: a table's soffset, each stored field, a vtable, a vector's length
+// and elements, a string with its terminator; plus the root offset and
+// identifier and the extended header.
+//
+// Allocation info is what a rewrite may change: the three fields of an
+// AllocationDetails table, a Tensor's allocation_info reference, the
+// elements of ExecutionPlan.non_const_buffer_sizes, and the extended
+// header's program_size and segment_base_offset. A byte is "allocation
+// only" when exactly one recorded part covers it and that part is
+// allocation info. Work and memory are linear in the number of distinct
+// objects (the verifier has bounded those by the buffer size).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rewriter/pte_layout.h"
+
+namespace pteshare {
+
+/// A half-open byte range [begin, end) of the file.
+struct ByteRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+class ByteOwnership {
+ public:
+  /// Maps `program`, the verified flatbuffer [0, program_size) that
+  /// `layout` describes. Call only after ReadPteLayout accepted it.
+  static ByteOwnership Map(std::span<const uint8_t> program, const PteLayout& layout);
+
+  /// Whether every byte of [offset, offset + length) is allocation only.
+  bool AllocationOnly(uint64_t offset, uint64_t length) const;
+  /// What else owns a byte of [offset, offset + length) ("field int_val of
+  /// a table", "a string", "nothing"), for an error message.
+  std::string OtherOwner(uint64_t offset, uint64_t length) const;
+  /// The allocation-only bytes, sorted and disjoint.
+  std::vector<ByteRange> AllocationOnlyRanges() const;
+
+  struct Part {
+    ByteRange range;
+    bool allocation = false;
+    const char* what = "";  // "a vtable", a field name, ...
+  };
+
+ private:
+  // A stretch of bytes covered by the same parts.
+  struct Piece {
+    ByteRange range;
+    uint32_t owners = 0;  // parts covering it
+    size_t only = 0;      // index in parts_ of the one part, when owners == 1
+  };
+  std::vector<Part> parts_;
+  std::vector<Piece> pieces_;  // sorted, disjoint, every covered byte
+
+  // The pieces that overlap [offset, offset + length).
+  std::span<const Piece> Overlapping(uint64_t offset, uint64_t length) const;
+  friend class OwnershipWalker;
+};
+
+}  // namespace pteshare

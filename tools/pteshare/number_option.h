@@ -1,0 +1,17 @@
+// Strict numbers on the command line: digits only, no sign, no wrap-around.
+// CLI11 alone reads "-1" into a uint64 as 18446744073709551615, the same as
+// what "18446744073709551615" gives, so an error could not say which one
+// the user typed. This check runs on the text as typed and its message
+// echoes it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace pteshare::cli {
+
+/// Accepts a decimal integer in [0, max]; the error quotes the text.
+CLI::Validator UnsignedInteger(uint64_t max = UINT64_MAX);
+
+}  // namespace pteshare::cli
