@@ -97,6 +97,17 @@ int RunPlot(const PlotArgs& args) {
     std::printf(", %zu smaller tensors drawn as density", stats.aggregated_tensors);
   }
   std::printf(")\n");
+  // The memory the pictured layouts cost, as `plan` reports it.
+  if (outcome.input) {
+    std::printf("%s", MemoryText(view, ComputeMemoryCost(outcome.input->plan), "  ").c_str());
+  } else {
+    std::vector<std::vector<uint64_t>> sizes;
+    for (const MethodView& m : view.methods) {
+      sizes.emplace_back();
+      for (const Arena& a : m.arenas) sizes.back().push_back(a.size);
+    }
+    std::printf("%s", MemoryText(view, ComputeMemoryCost(sizes), "  ").c_str());
+  }
   return outcome.exit_status;
 }
 
