@@ -143,8 +143,40 @@ std::vector<uint32_t> OrderFreeBlocks(const BlockProblem& problem, BlockOrder or
   return free;
 }
 
+namespace {
+
+/// A 32nd of the time from the first begin to the last end: long enough that
+/// few blocks are long, short enough that caches live throughout are.
+TimeValue LongLength(const BlockProblem& problem) {
+  TimeValue first = std::numeric_limits<TimeValue>::max();
+  TimeValue last = std::numeric_limits<TimeValue>::min();
+  for (const Block& block : problem.blocks) {
+    if (!Occupies(block)) continue;
+    first = std::min(first, block.lifespan.begin);
+    last = std::max(last, block.lifespan.end);
+  }
+  return first < last ? std::max<TimeValue>(1, (last - first) / 32) : 1;
+}
+
+bool AnyLong(const BlockProblem& problem, TimeValue long_length) {
+  return std::any_of(problem.blocks.begin(), problem.blocks.end(), [&](const Block& block) {
+    return Occupies(block) && block.lifespan.end - block.lifespan.begin >= long_length;
+  });
+}
+
+}  // namespace
+
 GreedyPlacer::GreedyPlacer(const BlockProblem& problem)
-    : problem_(problem), index_(Lifespans(problem)) {}
+    : problem_(problem),
+      long_length_(LongLength(problem)),
+      any_long_(AnyLong(problem, long_length_)),
+      short_(Lifespans(problem)),
+      all_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}),
+      long_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}) {}
+
+bool GreedyPlacer::IsLong(const Block& block) const {
+  return any_long_ && block.lifespan.end - block.lifespan.begin >= long_length_;
+}
 
 BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule rule,
                                   StepBudget* budget) {
@@ -152,11 +184,24 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
   const Bytes alignment = problem_.alignment;
   BlockSolution solution;
   solution.offsets.assign(blocks.size(), 0);
-  index_.Clear();
+  short_.Clear();
+  if (any_long_) {
+    all_.Clear();
+    long_.Clear();
+  }
+  auto insert = [&](uint32_t i) {
+    const Block& block = blocks[i];
+    if (any_long_) all_.Insert(i);
+    if (IsLong(block)) {
+      long_.Insert(block.lifespan, solution.offsets[i], solution.offsets[i] + block.size);
+    } else {
+      short_.Insert(i);
+    }
+  };
   for (uint32_t i = 0; i < blocks.size(); ++i) {
     if (!blocks[i].fixed_offset) continue;
     solution.offsets[i] = *blocks[i].fixed_offset;
-    if (Occupies(blocks[i])) index_.Insert(i);
+    if (Occupies(blocks[i])) insert(i);
     solution.height = std::max(solution.height, *blocks[i].fixed_offset + blocks[i].size);
   }
   for (uint32_t i : order) {
@@ -166,12 +211,17 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
       continue;
     }
     hits_.clear();
-    index_.FindOverlapping(block.lifespan, &hits_);
-    budget->Spend(1 + hits_.size());
     occupied_.clear();
+    if (IsLong(block)) {
+      all_.FindOverlapping(block.lifespan, &hits_);
+    } else {
+      short_.FindOverlapping(block.lifespan, &hits_);
+      if (any_long_) long_.AppendCovering(block.lifespan, &occupied_);
+    }
     for (uint32_t hit : hits_) {
       occupied_.push_back({solution.offsets[hit], solution.offsets[hit] + blocks[hit].size});
     }
+    budget->Spend(1 + occupied_.size());
     std::sort(occupied_.begin(), occupied_.end(),
               [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
     // Walk the gaps between occupied ranges bottom-up; `cursor` is the lowest
@@ -195,7 +245,7 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     if (!found) chosen = cursor;  // the unbounded gap on top
     solution.offsets[i] = chosen;
     solution.height = std::max(solution.height, chosen + block.size);
-    index_.Insert(i);
+    insert(i);
   }
   return solution;
 }
