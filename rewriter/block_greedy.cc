@@ -140,6 +140,23 @@ std::vector<uint32_t> OrderFreeBlocks(const BlockProblem& problem, BlockOrder or
     if (blocks[a].size != blocks[b].size) return blocks[a].size > blocks[b].size;
     return a < b;
   });
+  // Blocks live over at least half of the time (KV caches when nothing is
+  // shared) go first in every order: they conflict with nearly every block,
+  // so placing them late only fragments the arena, and placed first they
+  // make every later block see them as a few merged ranges, not one by one.
+  TimeValue first = std::numeric_limits<TimeValue>::max();
+  TimeValue last = std::numeric_limits<TimeValue>::min();
+  for (const Block& block : blocks) {
+    if (!Occupies(block)) continue;
+    first = std::min(first, block.lifespan.begin);
+    last = std::max(last, block.lifespan.end);
+  }
+  if (first < last) {
+    const TimeValue half = (last - first + 1) / 2;
+    std::stable_partition(free.begin(), free.end(), [&](uint32_t i) {
+      return Occupies(blocks[i]) && blocks[i].lifespan.end - blocks[i].lifespan.begin >= half;
+    });
+  }
   return free;
 }
 
@@ -171,7 +188,7 @@ GreedyPlacer::GreedyPlacer(const BlockProblem& problem)
       long_length_(LongLength(problem)),
       any_long_(AnyLong(problem, long_length_)),
       short_(Lifespans(problem)),
-      all_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}),
+      long_index_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}),
       long_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}) {}
 
 bool GreedyPlacer::IsLong(const Block& block) const {
@@ -186,13 +203,13 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
   solution.offsets.assign(blocks.size(), 0);
   short_.Clear();
   if (any_long_) {
-    all_.Clear();
+    long_index_.Clear();
     long_.Clear();
   }
   auto insert = [&](uint32_t i) {
     const Block& block = blocks[i];
-    if (any_long_) all_.Insert(i);
     if (IsLong(block)) {
+      long_index_.Insert(i);
       long_.Insert(block.lifespan, solution.offsets[i], solution.offsets[i] + block.size);
     } else {
       short_.Insert(i);
@@ -212,11 +229,13 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     }
     hits_.clear();
     occupied_.clear();
-    if (IsLong(block)) {
-      all_.FindOverlapping(block.lifespan, &hits_);
-    } else {
-      short_.FindOverlapping(block.lifespan, &hits_);
-      if (any_long_) long_.AppendCovering(block.lifespan, &occupied_);
+    // Short placed blocks one by one; long ones as the merged ranges of
+    // those covering the query's first or last instant, plus (only a long
+    // query can have any) those strictly inside it.
+    short_.FindOverlapping(block.lifespan, &hits_);
+    if (any_long_) {
+      long_.AppendCovering(block.lifespan, &occupied_);
+      if (IsLong(block)) long_index_.FindInside(block.lifespan, &hits_);
     }
     for (uint32_t hit : hits_) {
       occupied_.push_back({solution.offsets[hit], solution.offsets[hit] + blocks[hit].size});

@@ -58,15 +58,15 @@ class GreedyPlacer {
 
   const BlockProblem& problem_;
   /// Lifespans at least this long are "long" (a 32nd of the time the
-  /// problem spans); when none is, `all_` and `long_` stay empty.
+  /// problem spans); when none is, `long_index_` and `long_` stay empty.
   TimeValue long_length_ = 0;
   bool any_long_ = false;
-  /// Placed short blocks, listed for every query.
+  /// Placed short blocks, listed one by one for every query.
   PlacedBlockIndex short_;
-  /// Every placed block, listed only for long queries (few: a long block
-  /// shorter than a long query may lie strictly inside it).
-  PlacedBlockIndex all_;
-  /// Placed long blocks as merged ranges, for short queries.
+  /// Placed long blocks, listed only when strictly inside a (long) query:
+  /// the others live with a query cover its first or last instant.
+  PlacedBlockIndex long_index_;
+  /// Placed long blocks as merged ranges, by the instants they cover.
   LongLivedOccupancy long_;
   std::vector<uint32_t> hits_;
   struct Interval {

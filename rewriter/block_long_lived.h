@@ -7,10 +7,11 @@
 // throughout and every short activation overlaps all of them. Here a block
 // whose lifespan is at least `long_length` goes into the O(log T) canonical
 // nodes covering its lifespan, each holding the union of its blocks' byte
-// ranges (a stack of caches is one range). For a shorter query, every long
-// block live with it covers the query's first or last instant (it cannot lie
-// strictly inside a shorter lifespan), so it is stored on the path from one
-// of those two leaves to the root: 2 log T nodes, usually a few ranges.
+// ranges (a stack of caches is one range). A long block live with a query
+// either covers the query's first or last instant, and is then stored on the
+// path from one of those two leaves to the root (2 log T nodes, usually a
+// few ranges), or lies strictly inside the query, which only a longer query
+// can have: the placer lists those one by one (PlacedBlockIndex::FindInside).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,8 @@ class LongLivedOccupancy {
   void Insert(const Lifespan& span, Offset begin, Offset end);
   /// Appends to `out` ranges whose union is every range inserted with a span
   /// that covers the first or the last instant of `span` (non-empty), and
-  /// nothing that does not overlap `span` in time. Ranges may overlap.
+  /// nothing inserted with a span that does not overlap `span`. Ranges may
+  /// overlap.
   template <typename Interval>
   void AppendCovering(const Lifespan& span, std::vector<Interval>* out) const {
     const size_t first = Leaf(span.begin);
