@@ -194,8 +194,11 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
     consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
     consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
   }
+  // Random orders only where the whole problem is searched: on larger ones
+  // the windowed search improves on them for less than their cost.
   std::mt19937_64 random(options.seed);
-  for (int i = 0; i < kRandomOrders && plan.solution.height > plan.lower_bound; ++i) {
+  const int random_orders = problem.blocks.size() > kMaxWholeSearchBlocks ? 0 : kRandomOrders;
+  for (int i = 0; i < random_orders && plan.solution.height > plan.lower_bound; ++i) {
     consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
   }
 
