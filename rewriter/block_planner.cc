@@ -91,16 +91,22 @@ void SearchWhole(CapacitySearch& search, const BlockProblem& problem, uint64_t s
        plan->solution.height > *proven_low && !budget->exhausted();
        probe_steps = probe_steps > UINT64_MAX / 2 ? UINT64_MAX : probe_steps * 2) {
     const uint64_t used_at_pass_start = budget->used();
+    // Until a plan fits the problem's capacity, only that capacity matters
+    // and its probe takes every pass's steps; otherwise it keeps level with
+    // the bisection.
+    const bool unmet = problem.capacity && plan->solution.height > *problem.capacity;
     const uint64_t owed = std::max(bisection_spent, kFirstProbeSteps);
-    if (!tight_settled && !tight.stalled() && owed > tight.spent()) {
-      SearchOutcome outcome = tight.Continue(search, owed - tight.spent(), budget, &found);
+    const uint64_t tight_steps = unmet                  ? probe_steps
+                                 : owed > tight.spent() ? owed - tight.spent()
+                                                        : 0;
+    if (!tight_settled && !tight.stalled() && tight_steps > 0) {
+      SearchOutcome outcome = tight.Continue(search, tight_steps, budget, &found);
       if (outcome == SearchOutcome::kFound) consider(found);
       if (outcome == SearchOutcome::kInfeasible) {
         *proven_low = std::max(*proven_low, tight.capacity() + 1);
       }
       tight_settled = outcome != SearchOutcome::kOutOfSteps;
     }
-    // Until a plan fits the problem's capacity, only that capacity matters.
     if (problem.capacity && plan->solution.height > *problem.capacity) {
       if (tight_settled || tight.stalled()) break;
       continue;

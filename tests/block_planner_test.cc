@@ -397,5 +397,24 @@ TEST(BlockPlanner, ManyCachesLiveThroughoutAreStackedOnce) {
   EXPECT_LE(plan.solution.height, plan.lower_bound + 128u);
 }
 
+TEST(BlockPlanner, ACapacityTheSearchCannotSettleEndsWhenTheStepsDo) {
+  // D's lower bound is not met by any plan found, nor proven impossible in
+  // a few million steps: the probe at the capacity must stop with the
+  // budget and report the miss (it once looped forever once it had spent
+  // its first share).
+  std::filesystem::path shared = testing::SharedDir();
+  if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not checked";
+  Result<BlockProblem> problem = ReadBlockCsvFile(shared / "planner-suite" / "D.1048576.csv");
+  ASSERT_TRUE(problem.ok()) << problem.error().message;
+  problem->capacity = 986112;  // its lower bound
+  BlockPlannerOptions options;
+  options.max_steps = 150'000'000;
+  Result<BlockPlan> plan = PlanBlocks(*problem, options);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message.find("no plan fits the capacity of 986112 bytes"),
+            std::string::npos)
+      << plan.error().message;
+}
+
 }  // namespace
 }  // namespace pteshare
