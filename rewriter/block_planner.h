@@ -3,7 +3,7 @@
 // 1. Greedy passes: several block orders (size, area, lifespan length,
 //    conflicts, begin time, busiest instant, plus a few seeded random ones),
 //    each placing blocks first-fit and best-fit among the live placed blocks.
-//    O((n + overlaps) log n) per pass.
+//    O(n log n + overlaps among short blocks) per pass (block_greedy.h).
 // 2. Up to 2,000 blocks: capacity probes with a MiniMalloc-style search
 //    (block_search.h, block_probe.h) asking "does it fit in C?", as an
 //    anytime schedule: passes of bisection between what is proven not to fit
