@@ -7,6 +7,7 @@
 namespace pteshare {
 namespace {
 constexpr TimeValue kNone = std::numeric_limits<TimeValue>::min();
+constexpr TimeValue kNoneMin = std::numeric_limits<TimeValue>::max();
 }  // namespace
 
 PlacedBlockIndex::PlacedBlockIndex(const std::vector<Lifespan>& lifespans) {
@@ -25,17 +26,23 @@ PlacedBlockIndex::PlacedBlockIndex(const std::vector<Lifespan>& lifespans) {
   for (size_t i = 0; i < n; ++i) ends_[i] = lifespans[i].end;
   while (leaves_ < n) leaves_ *= 2;
   max_end_.assign(2 * leaves_, kNone);
+  min_end_.assign(2 * leaves_, kNoneMin);
 }
 
 void PlacedBlockIndex::Insert(uint32_t block) {
   size_t node = leaves_ + position_[block];
   max_end_[node] = ends_[block];
+  min_end_[node] = ends_[block];
   for (node /= 2; node >= 1; node /= 2) {
     max_end_[node] = std::max(max_end_[2 * node], max_end_[2 * node + 1]);
+    min_end_[node] = std::min(min_end_[2 * node], min_end_[2 * node + 1]);
   }
 }
 
-void PlacedBlockIndex::Clear() { std::fill(max_end_.begin(), max_end_.end(), kNone); }
+void PlacedBlockIndex::Clear() {
+  std::fill(max_end_.begin(), max_end_.end(), kNone);
+  std::fill(min_end_.begin(), min_end_.end(), kNoneMin);
+}
 
 void PlacedBlockIndex::FindOverlapping(const Lifespan& span, std::vector<uint32_t>* out) const {
   if (span.begin >= span.end) return;
@@ -46,6 +53,33 @@ void PlacedBlockIndex::FindOverlapping(const Lifespan& span, std::vector<uint32_
                           sorted_begins_.begin());
   if (prefix == 0) return;
   Collect(1, 0, leaves_, prefix, span.begin, out);
+}
+
+void PlacedBlockIndex::FindInside(const Lifespan& span, std::vector<uint32_t>* out) const {
+  if (span.begin >= span.end) return;
+  // Candidates begin in (span.begin, span.end): a range of the sorted
+  // order. Among them, those ending before span.end are inside.
+  const size_t lo = static_cast<size_t>(
+      std::upper_bound(sorted_begins_.begin(), sorted_begins_.end(), span.begin) -
+      sorted_begins_.begin());
+  const size_t hi =
+      static_cast<size_t>(std::lower_bound(sorted_begins_.begin(), sorted_begins_.end(), span.end) -
+                          sorted_begins_.begin());
+  if (lo >= hi) return;
+  CollectInside(1, 0, leaves_, lo, hi, span.end, out);
+}
+
+void PlacedBlockIndex::CollectInside(size_t node, size_t node_lo, size_t node_hi, size_t lo,
+                                     size_t hi, TimeValue before,
+                                     std::vector<uint32_t>* out) const {
+  if (node_hi <= lo || node_lo >= hi || min_end_[node] >= before) return;
+  if (node >= leaves_) {
+    out->push_back(by_begin_[node - leaves_]);
+    return;
+  }
+  size_t mid = node_lo + (node_hi - node_lo) / 2;
+  CollectInside(2 * node, node_lo, mid, lo, hi, before, out);
+  CollectInside(2 * node + 1, mid, node_hi, lo, hi, before, out);
 }
 
 void PlacedBlockIndex::Collect(size_t node, size_t node_lo, size_t node_hi, size_t prefix,

@@ -26,10 +26,15 @@ class PlacedBlockIndex {
   /// Appends to `out` every placed block whose lifespan overlaps `span`
   /// (half-open), in no particular order.
   void FindOverlapping(const Lifespan& span, std::vector<uint32_t>* out) const;
+  /// Appends to `out` every placed block that begins after `span` begins
+  /// and ends before it ends (strictly inside it), in no particular order.
+  void FindInside(const Lifespan& span, std::vector<uint32_t>* out) const;
 
  private:
   void Collect(size_t node, size_t node_lo, size_t node_hi, size_t prefix, TimeValue after,
                std::vector<uint32_t>* out) const;
+  void CollectInside(size_t node, size_t node_lo, size_t node_hi, size_t lo, size_t hi,
+                     TimeValue before, std::vector<uint32_t>* out) const;
 
   std::vector<TimeValue> sorted_begins_;  // begins in ascending order
   std::vector<uint32_t> by_begin_;        // block at each sorted position
@@ -39,6 +44,8 @@ class PlacedBlockIndex {
   /// |max_end_[node]| is the largest end among placed blocks under `node`
   /// (kNone when none is placed); node 1 is the root, leaves start at leaves_.
   std::vector<TimeValue> max_end_;
+  /// |min_end_[node]|: the smallest end among them (kNoneMin when none).
+  std::vector<TimeValue> min_end_;
 };
 
 }  // namespace pteshare

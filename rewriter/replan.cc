@@ -86,7 +86,11 @@ class ArenaReplanner {
 
     BlockPlannerOptions planner;
     planner.seed = options_.seed;
-    planner.max_steps = free_groups.size() > options_.max_searched_blocks ? 0 : options_.max_steps;
+    planner.max_steps = options_.max_steps;
+    if (options_.max_steps > 0 && free_groups.size() > options_.large_arena_blocks) {
+      planner.max_steps =
+          std::max(planner.max_steps, options_.steps_per_block * free_groups.size());
+    }
     Result<BlockPlan> plan = PlanBlocks(problem, planner);
     if (!plan.ok()) {  // only an invalid problem can fail without a capacity
       out.why_not = "the block planner refused it: " + plan.error().message;

@@ -40,21 +40,22 @@ struct ReplanOptions {
   uint64_t alignment = 16;
   /// Block planner effort per arena, in steps (deterministic, never time).
   uint64_t max_steps = kDefaultMaxSteps;
-  /// Past this many blocks in an arena only the greedy passes run: the
-  /// search's per-restart setup grows with the block count and is not
-  /// counted in steps, so a 10k-block search takes seconds whatever the
-  /// budget (measured in tests/bench/replan_bench.cc).
-  size_t max_searched_blocks = kDefaultMaxSearchedBlocks;
+  /// Arenas with more blocks than this get at least `steps_per_block` steps
+  /// per block: the block planner searches them in windows
+  /// (block_windows.h), whose work grows with the block count.
+  size_t large_arena_blocks = kDefaultLargeArenaBlocks;
+  uint64_t steps_per_block = kDefaultStepsPerBlock;
   uint64_t seed = 0;
   /// memory_id -> the most bytes the arena may take. A replan that cannot
   /// fit searches for a plan that does; if none is found, `limit_miss` says
   /// by how much the best one misses.
   std::map<uint32_t, uint64_t> arena_limits;
 
-  /// Enough for a 10k-group arena in well under a second; the search stops
-  /// earlier when it reaches the lower bound.
+  /// The search stops earlier when it reaches the lower bound.
   static constexpr uint64_t kDefaultMaxSteps = 20'000'000;
-  static constexpr size_t kDefaultMaxSearchedBlocks = 5000;
+  static constexpr size_t kDefaultLargeArenaBlocks = 2000;
+  /// 50k blocks: 200 M steps, about a second of search on one core.
+  static constexpr uint64_t kDefaultStepsPerBlock = 4000;
 };
 
 /// One arena of one method after replanning.

@@ -6,7 +6,10 @@
 // method planned in under 1 s.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 
 #include "rewriter/lifetimes.h"
@@ -45,22 +48,29 @@ std::unique_ptr<Loaded> Load(const Result<builder::ProgramSpec>& spec) {
 /// One method of `count` float32 activations, each the sum of the previous
 /// one and one up to 64 steps back (so lifetimes vary from 1 to 64
 /// instructions), sizes 64 B to 16 KiB; the exporter-like greedy places
-/// them.
-builder::ProgramSpec LongResidualChain(int count, uint64_t seed) {
+/// them. `shuffled`: the same chain, but the values are declared in a
+/// random order, so value index (and the order the planner is given the
+/// blocks in) says nothing about time.
+builder::ProgramSpec LongResidualChain(int count, uint64_t seed, bool shuffled = false) {
   builder::ProgramSpec spec;
   builder::MethodSpec& m = spec.methods.emplace_back();
   m.name = "forward";
   std::mt19937_64 random(seed);
-  std::vector<builder::ValueIndex> values;
-  values.push_back(builder::AddActivation(m, {16}));
+  std::vector<int32_t> floats(static_cast<size_t>(count), 16);
+  std::vector<size_t> back(static_cast<size_t>(count), 1);
+  for (size_t i = 1; i < floats.size(); ++i) {
+    floats[i] = 16 * static_cast<int32_t>(1 + random() % 256);
+    back[i] = 1 + random() % 64;
+  }
+  std::vector<size_t> declared(floats.size());
+  std::iota(declared.begin(), declared.end(), size_t{0});
+  if (shuffled) std::shuffle(declared.begin(), declared.end(), std::mt19937_64(seed + 1));
+  std::vector<builder::ValueIndex> values(floats.size());
+  for (size_t i : declared) values[i] = builder::AddActivation(m, {floats[i]});
   m.inputs = {values[0]};
-  for (int i = 1; i < count; ++i) {
-    const int32_t floats = 16 * static_cast<int32_t>(1 + random() % 256);
-    builder::ValueIndex out = builder::AddActivation(m, {floats});
-    const size_t back = 1 + random() % 64;
-    builder::ValueIndex skip = values[values.size() > back ? values.size() - back : 0];
-    builder::CallOut(m, builder::ops::kAdd, {values.back(), skip}, out);
-    values.push_back(out);
+  for (size_t i = 1; i < values.size(); ++i) {
+    builder::ValueIndex skip = values[i > back[i] ? i - back[i] : 0];
+    builder::CallOut(m, builder::ops::kAdd, {values[i - 1], skip}, values[i]);
   }
   m.outputs = {values.back()};
   return spec;
@@ -120,6 +130,24 @@ void BM_ReplanSynthLlm(benchmark::State& state) {
 }
 BENCHMARK(BM_ReplanSynthLlm)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
 
+// Deep LLMs with nothing shared: every KV cache is a block live throughout,
+// which every activation overlaps (the greedy placer's worst case before
+// long-lived blocks were merged), and the arenas have thousands of blocks.
+void BM_ReplanDeepLlmUnshared(benchmark::State& state) {
+  static std::map<int64_t, std::unique_ptr<Loaded>> programs;
+  auto& program = programs[state.range(0)];
+  if (!program) {
+    program = Load(
+        builder::SynthesizeLlm(builder::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
+  }
+  PlanProgram(state, program.get(), false);
+}
+BENCHMARK(BM_ReplanDeepLlmUnshared)
+    ->Arg(128)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
 void BM_ReplanSynthCnn(benchmark::State& state) {
   static std::unique_ptr<Loaded> program = Load(builder::SynthesizeCnn(builder::CnnConfig{}));
   PlanProgram(state, program.get(), false);
@@ -139,8 +167,23 @@ BENCHMARK(BM_ReplanResidualChain)
     ->Args({2000, 0})
     ->Args({5000, 0})
     ->Args({10000, 0})
+    ->Args({20000, 0})
+    ->Args({50000, 0})
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(2);
+    ->Iterations(1);
+
+// The same chains with the values declared in a random order.
+void BM_ReplanShuffledChain(benchmark::State& state) {
+  static std::map<int64_t, std::unique_ptr<Loaded>> programs;
+  auto& program = programs[state.range(0)];
+  if (!program) program = Load(LongResidualChain(static_cast<int>(state.range(0)), 1, true));
+  PlanProgram(state, program.get(), false);
+}
+BENCHMARK(BM_ReplanShuffledChain)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 void BM_Lifetimes10kTensorMethod(benchmark::State& state) {
   static std::unique_ptr<Loaded> program = Load(LongResidualChain(10000, 1));
