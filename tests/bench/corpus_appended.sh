@@ -20,13 +20,18 @@ changed=0 copied=0 inserted=0
 printf 'file\tbytes_appended\tsegments\n'
 for f in "$corpus"/*.pte; do
   cp "$f" "$scratch/m.pte"
-  out=$("$build/tools/pteshare" rewrite "$scratch/m.pte" --in-place 2>&1) || true
+  out=$("$build/tools/pteshare" rewrite "$scratch/m.pte" --in-place -v 2>&1) || true
   case "$out" in *"bytes appended"*) ;; *) continue ;; esac
   changed=$((changed + 1))
   bytes=$(sed -n 's/.*, \([0-9,]*\) bytes appended.*/\1/p' <<<"$out" | tr -d ,)
   segments=$(sed -n 's/.*bytes appended, \(.*\)$/\1/p' <<<"$out" | head -1)
-  case "$out" in *"segments copied"* | *"moved up by"*) copied=$((copied + 1)) ;; esac
-  case "$out" in *"range inserted"*) inserted=$((inserted + 1)) ;; esac
+  # -v says "inserted N bytes at offset B" when a gap opened in place; a
+  # move without it copied the segments (older builds, or a filesystem
+  # that cannot insert a range, which also says "segments copied").
+  case "$out" in
+    *"inserted "*" bytes at offset"*) inserted=$((inserted + 1)) ;;
+    *"moved up by"*) copied=$((copied + 1)) ;;
+  esac
   printf '%s\t%s\t%s\n' "$(basename "$f")" "$bytes" "$segments"
 done
 echo "# $changed programs changed; segments copied in $copied, gap inserted in $inserted"
