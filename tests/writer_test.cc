@@ -12,6 +12,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -21,6 +22,7 @@
 #include "rewriter/file_io.h"
 #include "rewriter/gap_writes.h"
 #include "rewriter/journal.h"
+#include "rewriter/open_program.h"
 #include "rewriter/planner.h"
 #include "tests/builder/synth_llm.h"
 #include "tests/filesystem_fixtures.h"
@@ -256,6 +258,50 @@ TEST(Writer, CrashAtEveryStepOfAnInsertIsRecovered) {
   for (const std::string& point : points) {
     CrashAndRecoverIn(dir.path(), input, full, point, kShareAuto);
   }
+}
+
+// A reader (OpenProgram, as every command reads) running while in-place
+// rewrites open gaps again and again sees the input or the result, never a
+// mix: it rereads when a journal appeared or the file changed during its
+// read.
+TEST(Writer, ReaderDuringInsertsSeesTheInputOrTheResultNeverAMix) {
+  TempDir dir;
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  const std::vector<uint8_t> input = ExporterLikeProgramThatOutgrowsItsPadding();
+  Result<PatchSet> patch = SharingPatch(input);
+  ASSERT_TRUE(patch.ok() && patch->segments_move());
+  const std::vector<uint8_t> full = ApplyPatch(input, *patch);
+  const fs::path file = dir / "m.pte";
+  WriteBytes(file, input);
+
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 12; ++i) {
+      WriteBytes(dir / "next.pte", input);
+      fs::rename(dir / "next.pte", file);  // a whole new input, atomically
+      EXPECT_EQ(RewriteInPlace(file, "", kShareAuto).exit_status, 0);
+    }
+    done = true;
+  });
+  size_t reads = 0, old_seen = 0, new_seen = 0;
+  while (!done) {
+    Result<OpenedProgram> opened = OpenProgram(file);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    const uint64_t n = opened->file.layout().program_size;
+    const auto bytes = opened->file.bytes().first(n);
+    const bool is_old =
+        n == patch->old_program_size && std::equal(bytes.begin(), bytes.end(), input.begin());
+    const bool is_new =
+        n == patch->new_program_size && std::equal(bytes.begin(), bytes.end(), full.begin());
+    EXPECT_TRUE(is_old || is_new) << "read " << reads << " saw a mix";
+    ++reads;
+    old_seen += is_old;
+    new_seen += is_new;
+  }
+  writer.join();
+  std::printf("reader: %zu reads, %zu of the input, %zu of the result\n", reads, old_seen,
+              new_seen);
+  EXPECT_GT(reads, 0u);
 }
 
 // The copy fallback (a tmpfs cannot insert a range): a crash while the
