@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -170,9 +171,11 @@ Status RemoveJournalDurably(const fs::path& file) {
 
 namespace {
 
-// With the gap not (or no longer) open, no range has been written: the
-// bytes a range covers are its old bytes, read where they are before the
-// gap opens, and the gap's own bytes do not exist yet.
+// With the gap not (or no longer) open, the bytes a range covers above the
+// gap are its old bytes, read where they are before the gap opens (nothing
+// is written there before it opens); below it, old or new (the writer makes
+// the gap durable before writing there, but a rollback may have been cut
+// short after closing it); the gap's own bytes do not exist.
 Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
   const JournalRange& r = journal.ranges[i];
   const FileGap& gap = *journal.gap;
@@ -183,7 +186,7 @@ Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
     uint8_t now = 0;
     Status read = ReadAt(fd, now_at, {&now, 1});
     if (!read.ok()) return read;
-    if (now != r.old_bytes[k]) {
+    if (now != r.old_bytes[k] && (at >= gap.offset || now != r.new_bytes[k])) {
       return Error{"journal range " + std::to_string(i) + " (" +
                    std::to_string(r.new_bytes.size()) + " bytes at offset " +
                    std::to_string(r.offset) + ") does not match the file before its gap opened, " +
@@ -239,11 +242,18 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
 Status RollBack(int fd, const Journal& journal) {
   Result<uint64_t> size = FileSize(fd);
   if (!size.ok()) return size.error();
-  if (journal.gap && !GapOpen(journal, *size)) return Status::Ok();  // nothing written yet
+  const bool gap_closed = journal.gap && !GapOpen(journal, *size);
   for (const JournalRange& r : journal.ranges) {
-    Status written = WriteAt(fd, r.offset, r.old_bytes);
+    std::span<const uint8_t> old_bytes = r.old_bytes;
+    if (gap_closed) {  // only what lies below the gap exists yet
+      if (r.offset >= journal.gap->offset) continue;
+      old_bytes =
+          old_bytes.first(std::min<uint64_t>(old_bytes.size(), journal.gap->offset - r.offset));
+    }
+    Status written = WriteAt(fd, r.offset, old_bytes);
     if (!written.ok()) return written;
   }
+  if (gap_closed) return SyncFile(fd);
   if (journal.gap) {
     // The old bytes are durable before the gap closes, so a crash while
     // closing it leaves a file this rollback can start again on.

@@ -18,9 +18,10 @@
 // journal records the gap too, before the gap is opened. Its ranges are then
 // in the coordinates of the file with the gap open, and their old bytes are
 // what that file held right after opening it. The file's size tells how far
-// it got: the old size, the gap is not open (or was closed again) and no
-// range was written; the new size, it is open and ranges may be written.
-// Rolling back writes the old ranges, then closes the gap (COLLAPSE_RANGE).
+// it got: the old size, the gap is not open (or was closed again) and
+// nothing above it was written; the new size, it is open and ranges may be
+// written. Rolling back writes the old ranges, then closes the gap
+// (COLLAPSE_RANGE); with the gap closed, only the parts below it.
 //
 // Encoding, little-endian: "PTESHJ01" (no gap) or "PTESHJ02" (gap),
 // old_file_size u64, new_file_size u64, with PTESHJ02 gap offset u64 and

@@ -184,6 +184,9 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       return WriteCopyVia(InPlaceTempPath(file), fd, before, patch, plan, file, options);
     }
     ok = opened.ok() ? Status::Ok() : Status(opened.error());
+    // The gap is made durable before any byte below it changes, so a power
+    // loss cannot keep new header bytes without the gap they describe.
+    if (ok.ok()) ok = SyncFile(fd);
     if (ok.ok()) {
       Say(options, false,
           "inserted " + std::to_string(gap->length) + " bytes at offset " +

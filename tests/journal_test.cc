@@ -178,19 +178,25 @@ TEST(Journal, GapRoundTripsAndAJournalWithoutOneKeepsTheOldEncoding) {
 }
 
 // Each state an interrupted insert can leave: not opened yet, opened,
-// opened and partly written; each belongs, and rollback gives the input
+// opened and partly written, closed again with bytes below it still new (a
+// rollback cut short); each belongs, and rollback gives the input
 // (closing the gap with COLLAPSE_RANGE). Bytes that are neither are refused.
 TEST(Journal, EveryStateOfAnInsertRollsBackToTheInput) {
   TempDir dir;
   if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
   const std::string input = Numbered(12288);
-  for (int state = 0; state < 3; ++state) {
+  for (int state = 0; state < 4; ++state) {
     SCOPED_TRACE(state);
     WriteFileBytes(dir / "f", input);
     UniqueFd fd = OpenRw(dir / "f");
     Result<Journal> j = GapJournal(fd.get());
     ASSERT_TRUE(j.ok());
-    if (state >= 1) {
+    if (state == 3) {  // gap not open, but the part of the range below it written
+      const std::vector<uint8_t> below(j->ranges[0].new_bytes.begin(),
+                                       j->ranges[0].new_bytes.begin() + 96);
+      ASSERT_TRUE(WriteAt(fd.get(), 4000, below).ok());
+    }
+    if (state == 1 || state == 2) {
       Result<GapOpened> opened = OpenGap(fd.get(), *j->gap, 12288);
       ASSERT_TRUE(opened.ok() && *opened == GapOpened::kInserted);
     }
