@@ -55,8 +55,9 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
     // changed) may have shown us a mix of old and new bytes: read again,
     // after it is done. A read-write open is made under the writer lock.
     std::error_code ec;
+    // (A file that cannot be stat'ed cannot be read either: no retry.)
     const bool changed =
-        std::filesystem::exists(JournalPath(path), ec) || !before || IdentityOf(path) != before;
+        before && (std::filesystem::exists(JournalPath(path), ec) || IdentityOf(path) != before);
     if (changed && mode == PteFile::Mode::kReadOnly && attempt + 1 < kMaxReadAttempts) continue;
     if (!file.ok()) return file.error();
     Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
