@@ -377,7 +377,7 @@ TEST(Writer, SecondInPlaceWriterWaitsForTheFirst) {
 }
 
 TEST(Writer, TwoConcurrentInPlaceRunsGiveOneValidResult) {
-  for (int segment_alignment : {4096, 4}) {  // journal path, then rename path
+  for (int segment_alignment : {4096, 4}) {  // journal path without, then with a gap
     SCOPED_TRACE(segment_alignment);
     TempDir dir;
     const fs::path file = dir / "m.pte";
