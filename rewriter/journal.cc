@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[9] = "PTESHJ01";
+constexpr char kMagicWithGap[9] = "PTESHJ02";
 constexpr size_t kMagicSize = 8;
 // Bounds a corrupt count before it turns into a huge allocation.
 constexpr uint64_t kMaxRanges = uint64_t{1} << 24;
@@ -90,9 +91,14 @@ fs::path JournalPath(const fs::path& file) { return fs::path(file.string() + ".p
 uint64_t MaxJournalBytes(uint64_t program_size) { return 64 + 16 * program_size; }
 
 std::vector<uint8_t> EncodeJournal(const Journal& journal) {
-  std::vector<uint8_t> out(kMagic, kMagic + kMagicSize);
+  const char* magic = journal.gap ? kMagicWithGap : kMagic;
+  std::vector<uint8_t> out(magic, magic + kMagicSize);
   PutU64(out, journal.old_file_size);
   PutU64(out, journal.new_file_size);
+  if (journal.gap) {
+    PutU64(out, journal.gap->offset);
+    PutU64(out, journal.gap->length);
+  }
   PutU64(out, journal.ranges.size());
   for (const JournalRange& r : journal.ranges) {
     PutU64(out, r.offset);
@@ -106,9 +112,12 @@ std::vector<uint8_t> EncodeJournal(const Journal& journal) {
 }
 
 Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
-  if (bytes.size() < kMagicSize + 8 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
-    return Error{"is not a pteshare journal (no PTESHJ01 magic)"};
+  if (bytes.size() < kMagicSize + 8 ||
+      (std::memcmp(bytes.data(), kMagic, kMagicSize) != 0 &&
+       std::memcmp(bytes.data(), kMagicWithGap, kMagicSize) != 0)) {
+    return Error{"is not a pteshare journal (no PTESHJ01 or PTESHJ02 magic)"};
   }
+  const bool with_gap = std::memcmp(bytes.data(), kMagicWithGap, kMagicSize) == 0;
   const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
   const uint64_t stored_sum = wire::LoadU64(bytes.data() + body.size());
   if (Fnv1a64(body) != stored_sum) {
@@ -118,8 +127,18 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
   Reader in(body.subspan(kMagicSize));
   Journal journal;
   uint64_t count = 0;
-  if (!in.U64(&journal.old_file_size) || !in.U64(&journal.new_file_size) || !in.U64(&count) ||
-      count > kMaxRanges) {
+  if (!in.U64(&journal.old_file_size) || !in.U64(&journal.new_file_size)) {
+    return Error{"is corrupt: truncated header"};
+  }
+  if (with_gap) {
+    FileGap gap;
+    if (!in.U64(&gap.offset) || !in.U64(&gap.length) ||
+        journal.new_file_size - journal.old_file_size != gap.length) {
+      return Error{"is corrupt: its gap does not account for the change of size"};
+    }
+    journal.gap = gap;
+  }
+  if (!in.U64(&count) || count > kMaxRanges) {
     return Error{"is corrupt: truncated header or " + std::to_string(count) + " ranges"};
   }
   for (uint64_t i = 0; i < count; ++i) {
@@ -168,6 +187,39 @@ Status RemoveJournalDurably(const fs::path& file) {
   return SyncFolderOf(file);
 }
 
+namespace {
+
+// With the gap not (or no longer) open, the bytes a range covers above the
+// gap are its old bytes, read where they are before the gap opens (nothing
+// is written there before it opens); below it, old or new (the writer makes
+// the gap durable before writing there, but a rollback may have been cut
+// short after closing it); the gap's own bytes do not exist.
+Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
+  const JournalRange& r = journal.ranges[i];
+  const FileGap& gap = *journal.gap;
+  for (uint64_t k = 0; k < r.old_bytes.size(); ++k) {
+    const uint64_t at = r.offset + k;
+    if (at >= gap.offset && at < gap.offset + gap.length) continue;
+    const uint64_t now_at = at < gap.offset ? at : at - gap.length;
+    uint8_t now = 0;
+    Status read = ReadAt(fd, now_at, {&now, 1});
+    if (!read.ok()) return read;
+    if (now != r.old_bytes[k] && (at >= gap.offset || now != r.new_bytes[k])) {
+      return Error{"journal range " + std::to_string(i) + " (" +
+                   std::to_string(r.new_bytes.size()) + " bytes at offset " +
+                   std::to_string(r.offset) + ") does not match the file before its gap opened, " +
+                   "at offset " + std::to_string(at)};
+    }
+  }
+  return Status::Ok();
+}
+
+bool GapOpen(const Journal& journal, uint64_t size) {
+  return journal.gap && size == journal.new_file_size;
+}
+
+}  // namespace
+
 Status CheckJournalBelongs(int fd, const Journal& journal) {
   Result<uint64_t> size = FileSize(fd);
   if (!size.ok()) return size.error();
@@ -179,6 +231,11 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
   }
   for (size_t i = 0; i < journal.ranges.size(); ++i) {
     const JournalRange& r = journal.ranges[i];
+    if (journal.gap && !GapOpen(journal, *size)) {
+      Status closed = CheckClosedGap(fd, journal, i);
+      if (!closed.ok()) return closed;
+      continue;
+    }
     if (r.offset >= *size) continue;  // past the end of a file not yet grown
     const uint64_t present = std::min<uint64_t>(r.new_bytes.size(), *size - r.offset);
     std::vector<uint8_t> now(present);
@@ -201,13 +258,28 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
 }
 
 Status RollBack(int fd, const Journal& journal) {
-  for (const JournalRange& r : journal.ranges) {
-    Status written = WriteAt(fd, r.offset, r.old_bytes);
-    if (!written.ok()) return written;
-  }
   Result<uint64_t> size = FileSize(fd);
   if (!size.ok()) return size.error();
-  if (*size != journal.old_file_size) {
+  const bool gap_closed = journal.gap && !GapOpen(journal, *size);
+  for (const JournalRange& r : journal.ranges) {
+    std::span<const uint8_t> old_bytes = r.old_bytes;
+    if (gap_closed) {  // only what lies below the gap exists yet
+      if (r.offset >= journal.gap->offset) continue;
+      old_bytes =
+          old_bytes.first(std::min<uint64_t>(old_bytes.size(), journal.gap->offset - r.offset));
+    }
+    Status written = WriteAt(fd, r.offset, old_bytes);
+    if (!written.ok()) return written;
+  }
+  if (gap_closed) return SyncFile(fd);
+  if (journal.gap) {
+    // The old bytes are durable before the gap closes, so a crash while
+    // closing it leaves a file this rollback can start again on.
+    Status synced = SyncFile(fd);
+    if (!synced.ok()) return synced;
+    Status closed = CloseGap(fd, *journal.gap, journal.old_file_size);
+    if (!closed.ok()) return closed;
+  } else if (*size != journal.old_file_size) {
     Status truncated = Truncate(fd, journal.old_file_size);
     if (!truncated.ok()) return truncated;
   }

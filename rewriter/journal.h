@@ -17,16 +17,29 @@
 // The journal is created without a name and linked in place only when
 // complete and fsynced, so no temporary name exists (pending_file.h).
 //
-// Encoding, little-endian: "PTESHJ01", old_file_size u64, new_file_size
-// u64, range_count u64, per range {offset u64, length u64, old_length u64,
-// old bytes, new bytes}, then an FNV-1a 64 checksum of all that.
+// A rewrite whose segments move opens a gap first (insert_range.h); its
+// journal records the gap too, before the gap is opened. Its ranges are then
+// in the coordinates of the file with the gap open, and their old bytes are
+// what that file held right after opening it. The file's size tells how far
+// it got: the old size, the gap is not open (or was closed again) and
+// nothing above it was written; the new size, it is open and ranges may be
+// written. Rolling back writes the old ranges, then closes the gap
+// (COLLAPSE_RANGE); with the gap closed, only the parts below it.
+//
+// Encoding, little-endian: "PTESHJ01" (no gap) or "PTESHJ02" (gap),
+// old_file_size u64, new_file_size u64, with PTESHJ02 gap offset u64 and
+// gap length u64, range_count u64, per range {offset u64, length u64,
+// old_length u64, old bytes, new bytes}, then an FNV-1a 64 checksum of all
+// that.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "rewriter/insert_range.h"
 #include "rewriter/result.h"
 #include "rewriter/writer_lock.h"
 
@@ -44,6 +57,8 @@ struct Journal {
   uint64_t old_file_size = 0;
   uint64_t new_file_size = 0;
   std::vector<JournalRange> ranges;  // sorted by offset, disjoint
+  /// The gap the rewrite opens (new_file_size = old_file_size + its length).
+  std::optional<FileGap> gap;
 };
 
 /// FILE.pteshare-journal, beside the file's real name (links resolved).

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "rewriter/appended_tables.h"
 #include "rewriter/byte_ownership.h"
 #include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
+#include "rewriter/table_reuse.h"
 #include "rewriter/wire.h"
 
 namespace pteshare {
@@ -109,44 +109,86 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
   return tables;
 }
 
-// Writes of the fields that differ, or nullopt if a needed field is absent
-// (an absent field reads as 0, so a new 0 needs nothing).
-std::optional<std::vector<ByteOverwrite>> InPlaceFieldWrites(std::span<const uint8_t> file,
-                                                             const TableUses& entry,
-                                                             AllocationValue wanted) {
+// The AllocationField mask of what `table` stores.
+uint8_t StoredFields(const fb::AllocationDetails& table) {
+  const flatbuffers::Table& t = AsTable(&table);
+  uint8_t stored = 0;
+  if (t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_ID)) stored |= kMemoryIdField;
+  if (t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_LOW)) stored |= kOffsetLowField;
+  if (t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH)) stored |= kOffsetHighField;
+  return stored;
+}
+
+// Writes of the fields that differ between the table's value and `next`,
+// which it can hold (table_reuse.h): an absent field reads as 0, so a field
+// that must change is stored.
+std::vector<ByteOverwrite> FieldWrites(std::span<const uint8_t> file, const TableUses& entry,
+                                       AllocationValue next) {
   struct Field {
     voffset_t id;
     uint32_t now, next;
   };
   const Field fields[] = {
-      {fb::AllocationDetails::VT_MEMORY_ID, entry.current.memory_id, wanted.memory_id},
-      {fb::AllocationDetails::VT_MEMORY_OFFSET_LOW, entry.current.low(), wanted.low()},
-      {fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH, entry.current.high(), wanted.high()},
+      {fb::AllocationDetails::VT_MEMORY_ID, entry.current.memory_id, next.memory_id},
+      {fb::AllocationDetails::VT_MEMORY_OFFSET_LOW, entry.current.low(), next.low()},
+      {fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH, entry.current.high(), next.high()},
   };
   std::vector<ByteOverwrite> writes;
   for (const Field& f : fields) {
+    if (f.now == f.next) continue;
     const uint8_t* at = AsTable(entry.table).GetAddressOf(f.id);
-    if (at == nullptr) {
-      if (f.next != 0) return std::nullopt;
-      continue;
-    }
-    if (f.now != f.next) writes.push_back({OffsetIn(file, at), U32Bytes(f.next)});
+    writes.push_back({OffsetIn(file, at), U32Bytes(f.next)});
   }
   return writes;
 }
 
-// The first complete table's vtable, if appended tables can share it.
-std::optional<ExistingVtable> FindReusableVtable(std::span<const uint8_t> program,
-                                                 const std::map<uint64_t, TableUses>& tables) {
+// Every distinct vtable of the program's AllocationDetails tables that
+// appended tables may share, by offset.
+std::vector<ExistingVtable> ReusableVtables(std::span<const uint8_t> program,
+                                            const std::map<uint64_t, TableUses>& tables) {
+  std::map<uint64_t, ExistingVtable> found;
   for (const auto& [offset, entry] : tables) {
-    const flatbuffers::Table& t = AsTable(entry.table);
-    if (t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_ID) &&
-        t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_LOW) &&
-        t.GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH)) {
-      if (auto vtable = ReusableVtable(program, offset)) return vtable;
-    }
+    if (auto vtable = ReusableVtable(program, offset)) found.emplace(vtable->offset, *vtable);
   }
-  return std::nullopt;
+  std::vector<ExistingVtable> vtables;
+  for (const auto& [offset, vtable] : found) vtables.push_back(vtable);
+  return vtables;
+}
+
+// Points the tensors at tables (table_reuse.h), overwriting fields of the
+// tables whose value changes and appending tables for the rest.
+void AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layout,
+                           const std::map<uint64_t, TableUses>& tables, PatchSet& patch) {
+  std::vector<const TableUses*> entries;
+  std::vector<TableSlot> slots;
+  std::vector<TableReference> references;
+  for (const auto& [offset, entry] : tables) {
+    for (const TableUse& use : entry.uses) {
+      references.push_back({use.reference_at, slots.size(), use.wanted});
+    }
+    entries.push_back(&entry);
+    slots.push_back({offset, StoredFields(*entry.table), entry.current});
+  }
+  const TableAssignment assignment = AssignTables(slots, references);
+  const AppendedTables appended =
+      BuildAppendedTables(patch.old_program_size, assignment.appended,
+                          ReusableVtables(file.first(layout.program_size), tables));
+  for (size_t t = 0; t < slots.size(); ++t) {
+    std::vector<ByteOverwrite> writes = FieldWrites(file, *entries[t], assignment.final_value[t]);
+    patch.fields_overwritten += writes.size();
+    patch.overwrites.insert(patch.overwrites.end(), writes.begin(), writes.end());
+  }
+  for (size_t r = 0; r < references.size(); ++r) {
+    const std::optional<size_t> target = assignment.target[r];
+    if (target == references[r].table) continue;
+    const uint64_t at = target ? slots[*target].at : appended.table_at.at(references[r].wanted);
+    const uint64_t from = references[r].reference_at;
+    patch.overwrites.push_back({from, U32Bytes(static_cast<uint32_t>(at - from))});
+    ++patch.tensors_repointed;
+  }
+  patch.tables_appended = assignment.appended.size();
+  patch.tables_taken_over = assignment.tables_taken_over;
+  patch.appended = appended.bytes;
 }
 
 Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view, const Plan& plan,
@@ -183,14 +225,12 @@ void PlaceAppendedBytes(const PteLayout& layout, PatchSet& patch) {
   const uint64_t base = layout.segment_base_offset;
   patch.old_segment_base_offset = patch.new_segment_base_offset = base;
   if (base == 0 || patch.new_program_size <= base) return;
-  // Every segment keeps its absolute alignment if the shift is a multiple
-  // of the largest alignment among them (all are powers of two).
-  uint64_t alignment = SegmentAlignment(base);
-  for (const SegmentExtent& s : layout.segments) {
-    alignment = std::max(alignment, SegmentAlignment(s.file_offset));
-  }
+  // Whole multiples of kSegmentShiftUnit, whatever the segments' own
+  // alignment: every alignment up to 4096 is kept, the filesystem can open
+  // the gap by shifting extents (insert_range.h), and -o gives the same
+  // bytes as --in-place.
   const uint64_t need = patch.new_program_size - base;
-  const uint64_t shift = (need + alignment - 1) / alignment * alignment;
+  const uint64_t shift = (need + kSegmentShiftUnit - 1) / kSegmentShiftUnit * kSegmentShiftUnit;
   patch.new_segment_base_offset = base + shift;
   patch.new_file_size = patch.old_file_size + shift;
   patch.overwrites.push_back({kSegmentBaseOffsetAt, U64Bytes(patch.new_segment_base_offset)});
@@ -203,7 +243,8 @@ void PlaceAppendedBytes(const PteLayout& layout, PatchSet& patch) {
 // every tensor must keep its name, type and size. Refusing here means
 // nothing is written; the writer's re-read after writing stays as well.
 Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& view,
-                              const PatchSet& patch, const std::vector<TensorName>& names) {
+                              const Plan& plan, const PatchSet& patch,
+                              const std::vector<TensorName>& names) {
   std::vector<uint8_t> flat(patch.new_program_size, 0);
   std::copy_n(file.begin(), std::min<uint64_t>(file.size(), flat.size()), flat.begin());
   for (const ByteOverwrite& w : patch.AllWrites()) {
@@ -230,6 +271,23 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
       if (a[i].value_index != b[i].value_index || (!renamed && a[i].name != b[i].name) ||
           a[i].scalar_type != b[i].scalar_type || a[i].nbytes != b[i].nbytes) {
         return refused;
+      }
+    }
+  }
+  // Which tensor points at which table is decided by table_reuse.h; that
+  // every tensor now says what the plan wants is checked here, before
+  // anything is written (the writer's re-read checks it again on disk).
+  for (const MethodPlan& method_plan : plan.methods) {
+    const MethodView& before = view.methods[method_plan.method_index];
+    const MethodView& method = after->methods[method_plan.method_index];
+    std::map<uint32_t, Placement> wanted;
+    for (const TensorValue& t : before.tensors) wanted[t.value_index] = t.placement;
+    for (const TensorMove& move : method_plan.moves) wanted[move.value_index] = move.after;
+    for (const TensorValue& t : method.tensors) {
+      const Placement& w = wanted[t.value_index];
+      if (t.placement.memory_id != w.memory_id || t.placement.offset != w.offset) {
+        return Error{"internal error: after patching, method " + method.name + ", value " +
+                     std::to_string(t.value_index) + " does not say its planned placement"};
       }
     }
   }
@@ -263,38 +321,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   Result<std::map<uint64_t, TableUses>> tables = CollectTableUses(file, view, plan);
   if (!tables.ok()) return tables.error();
 
-  // Decide per table: nothing, overwrite in place, or repoint its tensors.
-  std::vector<const TableUse*> repointed;
-  for (const auto& [offset, entry] : *tables) {
-    const AllocationValue wanted = entry.uses.front().wanted;
-    const bool agreed = std::all_of(entry.uses.begin(), entry.uses.end(),
-                                    [&](const TableUse& u) { return u.wanted == wanted; });
-    if (agreed && wanted == entry.current) continue;
-    if (agreed) {
-      if (auto writes = InPlaceFieldWrites(file, entry, wanted)) {
-        patch.fields_overwritten += writes->size();
-        patch.overwrites.insert(patch.overwrites.end(), writes->begin(), writes->end());
-        continue;
-      }
-    }
-    for (const TableUse& use : entry.uses) {
-      if (use.wanted != entry.current) repointed.push_back(&use);
-    }
-  }
-
-  std::set<AllocationValue> distinct;
-  for (const TableUse* use : repointed) distinct.insert(use->wanted);
-  AppendedTables appended = BuildAppendedTables(
-      patch.old_program_size, std::vector<AllocationValue>(distinct.begin(), distinct.end()),
-      FindReusableVtable(file.first(layout.program_size), *tables));
-  for (const TableUse* use : repointed) {
-    const uint64_t target = appended.table_at.at(use->wanted);
-    patch.overwrites.push_back(
-        {use->reference_at, U32Bytes(static_cast<uint32_t>(target - use->reference_at))});
-  }
-  patch.tables_appended = distinct.size();
-  patch.tensors_repointed = repointed.size();
-  patch.appended = std::move(appended.bytes);
+  AssignAndAppendTables(file, layout, *tables, patch);
   std::set<uint64_t> name_references;  // EValue offsets --write-names repoints
   if (!names.empty()) {
     Result<NamedTensorCopies> copies = BuildNamedTensorCopies(
@@ -338,7 +365,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
                    " (this file's objects overlap); refusing before writing"};
     }
   }
-  Status safe = CheckPatchedFlatbuffer(file, view, patch, names);
+  Status safe = CheckPatchedFlatbuffer(file, view, plan, patch, names);
   if (!safe.ok()) return safe.error();
   return patch;
 }

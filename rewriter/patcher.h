@@ -1,23 +1,25 @@
 // Patcher: turns a verified Plan into a PatchSet, the exact bytes a rewrite
-// changes, without writing anything (docs/design.md, "Rewriting in place").
+// changes, without writing anything (docs/design.md, "Writing").
 //
-//  - AllocationDetails fields that are stored are overwritten in place, and
-//    so are non_const_buffer_sizes entries (vectors store every element). A
-//    field that is absent reads as 0, so a new value 0 needs no write.
-//  - A table is overwritten only if every tensor referencing it (tables may
-//    be shared) wants the same new value and the table stores every field
-//    that value needs. Otherwise the tensors that want a different value are
-//    repointed to complete tables appended after the old end of the
-//    flatbuffer (appended_tables.h), one per distinct value.
+//  - Tensors are pointed at AllocationDetails tables by table_reuse.h: a
+//    table whose tensors agree is overwritten in place (only stored fields
+//    can be; an absent field reads as 0, so a new value 0 needs no write);
+//    a tensor whose table cannot say its value points at another table
+//    that does (or is taken over to), further on in the buffer; only the
+//    values no existing table can say get tables appended after the old
+//    end of the flatbuffer (appended_tables.h), as small as the format
+//    allows. non_const_buffer_sizes entries are overwritten in place
+//    (vectors store every element).
 //  - program_size grows over the appended bytes. If they run into the
-//    segments, the segment data moves up by the smallest amount that keeps
-//    every segment's absolute alignment, and segment_base_offset follows
-//    (segment offsets are relative and stay). Without an extended header
-//    the whole file is the flatbuffer and simply grows.
-// Every table a rewrite writes stores all fields, so rewriting the result
-// is pure overwriting, and rewriting it with the same options gives an
-// empty PatchSet (I7). The PatchSet depends only on the input bytes and the
-// plan (I8).
+//    segments, the segment data moves up by a whole multiple of
+//    kSegmentShiftUnit (4096: every segment alignment up to 4096 is kept,
+//    and the writer can open the gap with FALLOC_FL_INSERT_RANGE instead of
+//    copying), and segment_base_offset follows (segment offsets are
+//    relative and stay). Without an extended header the whole file is the
+//    flatbuffer and simply grows.
+// Rewriting the result with the same options gives an empty PatchSet (I7):
+// every tensor already says what the plan wants. The PatchSet depends only
+// on the input bytes and the plan (I8).
 #pragma once
 
 #include <cstdint>
@@ -62,6 +64,7 @@ struct PatchSet {
   // What the patch does, for reports.
   size_t fields_overwritten = 0;  // allocation fields rewritten in place
   size_t tables_appended = 0;
+  size_t tables_taken_over = 0;  // existing tables given a new tensor's value
   size_t tensors_repointed = 0;
   size_t arena_sizes_changed = 0;
   size_t names_written = 0;
@@ -87,8 +90,11 @@ struct TensorName {
 Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
                               const Plan& plan, const std::vector<TensorName>& names = {});
 
+/// Segments move by whole multiples of this (see above).
+inline constexpr uint64_t kSegmentShiftUnit = 4096;
+
 /// Largest power of two, capped at 4096, dividing `file_offset`: the
-/// alignment a segment at that offset must keep when segments move.
+/// alignment a segment at that offset keeps when segments move (tests).
 uint64_t SegmentAlignment(uint64_t file_offset);
 
 }  // namespace pteshare

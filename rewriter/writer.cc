@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
+#include "rewriter/gap_writes.h"
 #include "rewriter/journal.h"
 #include "rewriter/output_target.h"
 #include "rewriter/pending_file.h"
@@ -109,16 +111,23 @@ Status WriteCopyTo(int source_fd, const PteLayout& before, const PatchSet& patch
 }
 
 // The journal: old and new bytes of every write, before any write happens.
+// With a gap, the old bytes are those the file holds once the gap is open.
 Result<Journal> RecordJournal(int fd, const PatchSet& patch,
-                              const std::vector<ByteOverwrite>& writes) {
+                              const std::vector<ByteOverwrite>& writes,
+                              const std::optional<FileGap>& gap) {
   Journal journal;
   journal.old_file_size = patch.old_file_size;
   journal.new_file_size = patch.new_file_size;
+  journal.gap = gap;
   for (const ByteOverwrite& w : writes) {
     JournalRange range;
     range.offset = w.offset;
     range.new_bytes = w.bytes;
-    if (w.offset < patch.old_file_size) {
+    if (gap) {
+      range.old_bytes.resize(w.bytes.size());
+      Status read = ReadAsIfOpen(fd, *gap, w.offset, range.old_bytes);
+      if (!read.ok()) return read.error();
+    } else if (w.offset < patch.old_file_size) {
       range.old_bytes.resize(std::min<uint64_t>(w.bytes.size(), patch.old_file_size - w.offset));
       Status read = ReadAt(fd, w.offset, range.old_bytes);
       if (!read.ok()) return read.error();
@@ -147,28 +156,52 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
                  " names (hard links); an in-place rewrite could not be recovered through every "
                  "name, so it is refused (write a copy with -o)"};
   }
-  if (patch.segments_move()) {
-    // Segments that move are copied to a new file renamed over this one, so
-    // a crash leaves the old file. FALLOC_FL_INSERT_RANGE could shift them
-    // in O(1), but only by whole filesystem blocks (4096 here, more than the
-    // smallest shift that keeps alignment, so -o and --in-place would
-    // differ), only on ext4/XFS, and not atomically with the header and
-    // table writes: undoing it after a crash would need COLLAPSE_RANGE in
-    // the journal. Not worth that risk for a rare case.
-    return WriteCopyTo(lock.fd(), before, patch, plan, file, options);
-  }
   const int fd = lock.fd();
-  const std::vector<ByteOverwrite> writes = patch.AllWrites();
-  Result<Journal> journal = RecordJournal(fd, patch, writes);
+  // Segments that move stay where the filesystem keeps them: a gap opens
+  // under them (gap_writes.h), recorded in the journal first.
+  std::optional<FileGap> gap;
+  if (patch.segments_move()) gap = GapFor(patch);
+  Result<std::vector<ByteOverwrite>> writes =
+      gap ? WritesAroundGap(fd, patch, *gap)
+          : Result<std::vector<ByteOverwrite>>(patch.AllWrites());
+  if (!writes.ok()) return writes.error();
+  Result<Journal> journal = RecordJournal(fd, patch, *writes, gap);
   if (!journal.ok()) return journal.error();
   Status ok = WriteJournalDurably(file, *journal, patch.old_program_size);
   if (!ok.ok()) return ok;
   Say(options, false, "journal " + JournalPath(file).string() + " written");
   MaybeCrashAt("after-journal");
 
-  // Grow first (zeros), so the size is always the old or the new one.
-  if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
-  if (ok.ok()) ok = WriteAll(fd, writes, /*crash_points=*/true);
+  if (gap) {
+    MaybeCrashAt("before-insert");
+    Result<GapOpened> opened = OpenGap(fd, *gap, patch.old_file_size);
+    if (opened.ok() && *opened == GapOpened::kUnsupported) {
+      // Nothing changed: drop the journal and copy, as -o does.
+      ok = RemoveJournalDurably(file);
+      if (!ok.ok()) return ok;
+      Say(options, true, "segments copied: this filesystem cannot insert a range");
+      return WriteCopyVia(InPlaceTempPath(file), fd, before, patch, plan, file, options);
+    }
+    ok = opened.ok() ? Status::Ok() : Status(opened.error());
+    // The gap is made durable before any byte below it changes, so a power
+    // loss cannot keep new header bytes without the gap they describe.
+    if (ok.ok()) ok = SyncFile(fd);
+    if (ok.ok()) {
+      Say(options, false,
+          "inserted " + std::to_string(gap->length) + " bytes at offset " +
+              std::to_string(gap->offset) + ": no segment byte read or copied");
+      MaybeCrashAt("after-insert");
+      // Highest first, so the header (program_size, segment_base_offset)
+      // is the last write.
+      std::vector<ByteOverwrite> descending(writes->rbegin(), writes->rend());
+      ok = WriteAll(fd, descending, /*crash_points=*/true);
+      if (ok.ok()) MaybeCrashAt("after-header-update");
+    }
+  } else {
+    // Grow first (zeros), so the size is always the old or the new one.
+    if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
+    if (ok.ok()) ok = WriteAll(fd, *writes, /*crash_points=*/true);
+  }
   if (ok.ok()) ok = SyncFile(fd);
   if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
   if (!ok.ok()) {
@@ -181,7 +214,7 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
     }
     return Error{"refusing to finish, the file was rolled back: " + ok.error().message};
   }
-  Say(options, false, std::to_string(writes.size()) + " ranges written and synced");
+  Say(options, false, std::to_string(writes->size()) + " ranges written and synced");
   MaybeCrashAt("before-journal-delete");
   return RemoveJournalDurably(file);
 }

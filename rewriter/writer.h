@@ -1,16 +1,22 @@
 // Writer: puts a PatchSet on disk so that, whatever happens, the target
 // ends up as either the old file or the new one, never a mix.
 //
-//  - WritePatchedCopy (-o OUT, and in-place rewrites that move segments):
+//  - WritePatchedCopy (-o OUT, and in-place rewrites that move segments on
+//    a filesystem that cannot insert a range):
 //    builds the result in a temporary file in OUT's folder (unchanged bytes
 //    copied inside the kernel, segment bytes never read by pteshare), writes
 //    the patches, fsyncs, re-reads and checks it (rewrite_check.h), renames
 //    it over OUT and fsyncs the folder.
-//  - WritePatchedInPlace (--in-place, segments stay): with the writer lock
-//    held, writes the rollback journal (journal.h) durably, writes the
-//    patches with pwrite, fsyncs, re-reads and checks the file (rolling back
-//    if the check fails), then deletes the journal. The time does not depend
-//    on the size of the segments.
+//  - WritePatchedInPlace (--in-place): with the writer lock held, writes
+//    the rollback journal (journal.h) durably; if the segments move, opens a
+//    gap under them with FALLOC_FL_INSERT_RANGE (gap_writes.h: the
+//    filesystem shifts extents, no segment byte is read or copied, the
+//    inode stays); writes the patches with pwrite (the header last), fsyncs,
+//    re-reads and checks the file (rolling back if the check fails), then
+//    deletes the journal. The time does not depend on the size of the
+//    segments. Where the filesystem cannot insert a range (tmpfs, ...), it
+//    says "segments copied: this filesystem cannot insert a range" and
+//    falls back to the copy and rename above.
 // Both give byte-identical results for the same PatchSet. Test-only crash
 // points: crash_points.h.
 #pragma once
@@ -45,8 +51,7 @@ Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& 
                         const Plan& plan, const std::filesystem::path& out,
                         const WriteOptions& options = {});
 
-/// Applies `patch` to the locked file itself (see above). A patch that
-/// moves segments is written as a copy and renamed over the file.
+/// Applies `patch` to the locked file itself (see above).
 Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, const PatchSet& patch,
                            const Plan& plan, const WriteOptions& options = {});
 

@@ -20,6 +20,7 @@
 
 #include "rewriter/file_io.h"
 #include "rewriter/open_program.h"
+#include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {
@@ -319,6 +320,90 @@ TEST(Journal, ReaderWithoutWritePermissionIsToldTheTruth) {
   Result<OpenedProgram> as_root = OpenProgram(crashed);  // and the owner recovers it
   ASSERT_TRUE(as_root.ok()) << as_root.error().message;
   EXPECT_NE(as_root->notice.find("rolled back"), std::string::npos);
+// A 12 KiB file whose bytes say where they came from; a journal that opens a
+// 4096-byte gap at 4096 and writes one range across it.
+std::string Numbered(size_t n) {
+  std::string bytes(n, 0);
+  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>('a' + (i / 512) % 26);
+  return bytes;
+}
+
+Result<Journal> GapJournal(int fd) {
+  Journal j;
+  j.old_file_size = 12288;
+  j.new_file_size = 16384;
+  j.gap = FileGap{4096, 4096};
+  JournalRange r;
+  r.offset = 4000;
+  r.new_bytes.assign(4200, 'N');  // [4000, 8200): across the gap's start and end
+  r.old_bytes.resize(4200);
+  Status read = ReadAsIfOpen(fd, *j.gap, r.offset, r.old_bytes);
+  if (!read.ok()) return read.error();
+  j.ranges.push_back(std::move(r));
+  return j;
+}
+
+TEST(Journal, GapRoundTripsAndAJournalWithoutOneKeepsTheOldEncoding) {
+  TempDir dir;
+  WriteFileBytes(dir / "f", Numbered(12288));
+  UniqueFd fd = OpenRw(dir / "f");
+  Result<Journal> j = GapJournal(fd.get());
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  std::vector<uint8_t> bytes = EncodeJournal(*j);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "PTESHJ02");
+  Result<Journal> back = DecodeJournal(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->gap, j->gap);
+  EXPECT_EQ(back->ranges[0].old_bytes, j->ranges[0].old_bytes);
+  std::vector<uint8_t> plain = EncodeJournal(SampleJournal());
+  EXPECT_EQ(std::string(plain.begin(), plain.begin() + 8), "PTESHJ01");
+  EXPECT_FALSE(DecodeJournal(plain)->gap.has_value());
+}
+
+// Each state an interrupted insert can leave: not opened yet, opened,
+// opened and partly written, closed again with bytes below it still new (a
+// rollback cut short); each belongs, and rollback gives the input
+// (closing the gap with COLLAPSE_RANGE). Bytes that are neither are refused.
+TEST(Journal, EveryStateOfAnInsertRollsBackToTheInput) {
+  TempDir dir;
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  const std::string input = Numbered(12288);
+  for (int state = 0; state < 4; ++state) {
+    SCOPED_TRACE(state);
+    WriteFileBytes(dir / "f", input);
+    UniqueFd fd = OpenRw(dir / "f");
+    Result<Journal> j = GapJournal(fd.get());
+    ASSERT_TRUE(j.ok());
+    if (state == 3) {  // gap not open, but the part of the range below it written
+      const std::vector<uint8_t> below(j->ranges[0].new_bytes.begin(),
+                                       j->ranges[0].new_bytes.begin() + 96);
+      ASSERT_TRUE(WriteAt(fd.get(), 4000, below).ok());
+    }
+    if (state == 1 || state == 2) {
+      Result<GapOpened> opened = OpenGap(fd.get(), *j->gap, 12288);
+      ASSERT_TRUE(opened.ok() && *opened == GapOpened::kInserted);
+    }
+    if (state == 2) {  // torn: the first 100 bytes of the range written
+      const std::vector<uint8_t> part(j->ranges[0].new_bytes.begin(),
+                                      j->ranges[0].new_bytes.begin() + 100);
+      ASSERT_TRUE(WriteAt(fd.get(), 4000, part).ok());
+    }
+    ASSERT_TRUE(CheckJournalBelongs(fd.get(), *j).ok())
+        << CheckJournalBelongs(fd.get(), *j).error().message;
+    ASSERT_TRUE(RollBack(fd.get(), *j).ok()) << RollBack(fd.get(), *j).error().message;
+    EXPECT_EQ(ReadFileBytes(dir / "f"), input);
+  }
+  WriteFileBytes(dir / "f", input);
+  UniqueFd fd = OpenRw(dir / "f");
+  Result<Journal> j = GapJournal(fd.get());
+  ASSERT_TRUE(j.ok());
+  const std::vector<uint8_t> foreign(1, 'Z');
+  ASSERT_TRUE(WriteAt(fd.get(), 9000, foreign).ok());
+  EXPECT_TRUE(CheckJournalBelongs(fd.get(), *j).ok()) << "9000 lies past every range";
+  // Before the gap opens, range bytes past it are read 4096 lower: 8100
+  // of the range is 4004 now.
+  ASSERT_TRUE(WriteAt(fd.get(), 4004, foreign).ok());
+  EXPECT_FALSE(CheckJournalBelongs(fd.get(), *j).ok());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "rewriter/appended_tables.h"
 #include "rewriter/rewrite_check.h"
+#include "rewriter/wire.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {
@@ -89,7 +90,8 @@ TEST(Patcher, MissingFieldsGetOneAppendedTableSharedAcrossMethodsWithinTheSlack)
   EXPECT_EQ(p.patch.tables_appended, 1u);
   EXPECT_EQ(p.patch.tensors_repointed, 2u);
   const uint64_t padding = (4 - p.patch.old_program_size % 4) % 4;
-  EXPECT_EQ(p.patch.appended.size(), padding + 12 + 16);  // vtable (+2 pad) and one table
+  // One {memory_id, low} table of 12 bytes, sharing the vtable x's table has.
+  EXPECT_EQ(p.patch.appended.size(), padding + 12);
   ASSERT_GE(p.patch.old_segment_base_offset, p.patch.new_program_size) << "fixture needs slack";
   EXPECT_FALSE(p.patch.segments_move());
   EXPECT_EQ(p.patch.new_file_size, p.patch.old_file_size);
@@ -100,7 +102,10 @@ TEST(Patcher, MissingFieldsGetOneAppendedTableSharedAcrossMethodsWithinTheSlack)
   }
 }
 
-TEST(Patcher, AppendedBytesBeyondTheSlackMoveTheSegmentsKeepingTheirAlignment) {
+// The shift is the smallest whole multiple of 4096 that makes room: every
+// segment keeps its alignment, and -o and --in-place (by inserting a range
+// or by copying) agree whatever the filesystem.
+TEST(Patcher, AppendedBytesBeyondTheSlackMoveTheSegmentsByWholePages) {
   b::BuildOptions options;
   options.segment_alignment = 4;  // at most 3 bytes of slack
   Patched p = PatchAndCheck(Build(SharedCacheSpec(), options));
@@ -111,7 +116,8 @@ TEST(Patcher, AppendedBytesBeyondTheSlackMoveTheSegmentsKeepingTheirAlignment) {
   }
   const uint64_t need = p.patch.new_program_size - p.patch.old_segment_base_offset;
   EXPECT_EQ(p.patch.segment_shift() % alignment, 0u);
-  EXPECT_LT(p.patch.segment_shift() - need, alignment) << "not the smallest shift";
+  EXPECT_EQ(p.patch.segment_shift() % kSegmentShiftUnit, 0u);
+  EXPECT_LT(p.patch.segment_shift() - need, kSegmentShiftUnit) << "not the smallest shift";
   EXPECT_EQ(p.patch.new_file_size, p.patch.old_file_size + p.patch.segment_shift());
   ExpectSegmentsKept(p.before, p.after);
 }
@@ -158,8 +164,8 @@ TEST(Patcher, SamePlanGivesTheSamePatch) {
 
 // After one rewrite, prefill's and decode's z share one appended table. A
 // plan that sends only prefill's z elsewhere must not change decode's z: it
-// gets a new table (reusing the existing complete vtable), the shared table
-// stays as it is.
+// gets a new table (sharing an existing vtable), the shared table stays as
+// it is.
 TEST(Patcher, SharedTableIsNotOverwrittenWhenItsTensorsDisagree) {
   Patched first = PatchAndCheck(Build(SharedCacheSpec()));
   ReadProgram in = Read(first.after);
@@ -186,7 +192,7 @@ TEST(Patcher, SharedTableIsNotOverwrittenWhenItsTensorsDisagree) {
   ASSERT_TRUE(patch.ok()) << patch.error().message;
   EXPECT_EQ(patch->tables_appended, 1u);
   EXPECT_EQ(patch->tensors_repointed, 1u);
-  EXPECT_EQ(patch->appended.size(), 16u) << "the existing complete vtable is reused";
+  EXPECT_EQ(patch->appended.size(), 12u) << "one {memory_id, low} table, no vtable";
   std::vector<uint8_t> after = ApplyPatch(first.after, *patch);
   EXPECT_TRUE(CheckRewrittenFile(after, in.layout, *patch, plan).ok());
   ReadProgram out = Read(after);
@@ -206,16 +212,42 @@ TEST(Patcher, PlanForAnotherProgramIsRefused) {
       << patch.error().message;
 }
 
-TEST(AppendedTables, ReuseAVtableOnlyWhenItDescribesACompleteTable) {
+// Appended tables store only the fields their value needs: (1, 16) needs
+// memory_id and the low word, (2, 2^33) memory_id and the high word (its
+// low word is 0). With no vtable to share, each need gets its own.
+TEST(AppendedTables, EachTableStoresOnlyTheFieldsItsValueNeeds) {
   std::vector<uint8_t> program(64, 0);
-  AppendedTables tables = BuildAppendedTables(64, {{1, 16}, {2, uint64_t{1} << 33}}, std::nullopt);
+  AppendedTables tables = BuildAppendedTables(64, {{1, 16}, {2, uint64_t{1} << 33}}, {});
+  EXPECT_EQ(tables.vtables_appended, 2u);
+  // vtables of 8 and 10 bytes (10 padded to 12), then tables of 12 and 12.
+  EXPECT_EQ(tables.bytes.size(), 8u + 12u + 12u + 12u);
   program.insert(program.end(), tables.bytes.begin(), tables.bytes.end());
-  auto reused = ReusableVtable(program, tables.table_at.at({1, 16}));
-  ASSERT_TRUE(reused.has_value());
-  EXPECT_EQ(reused->offset, 64u);
-  EXPECT_EQ(reused->shape.table_size, 16);
-  program[64] = 8;  // vtable claims two fields only
-  EXPECT_FALSE(ReusableVtable(program, tables.table_at.at({1, 16})).has_value());
+  auto low = ReusableVtable(program, tables.table_at.at({1, 16}));
+  ASSERT_TRUE(low.has_value());
+  EXPECT_EQ(low->shape.table_size, 12);
+  EXPECT_EQ(low->shape.fields(), kMemoryIdField | kOffsetLowField);
+  auto high = ReusableVtable(program, tables.table_at.at({2, uint64_t{1} << 33}));
+  ASSERT_TRUE(high.has_value());
+  EXPECT_EQ(high->shape.fields(), kMemoryIdField | kOffsetHighField);
+  program[high->offset] = 12;  // a vtable with a fourth field this schema does not know
+  EXPECT_FALSE(ReusableVtable(program, tables.table_at.at({2, uint64_t{1} << 33})).has_value());
+}
+
+// A vtable the program already has is shared when it covers the need: the
+// smallest one that does, so (1, 0) takes the 8-byte {memory_id} shape.
+TEST(AppendedTables, AnExistingVtableThatCoversTheNeedIsShared) {
+  const std::vector<ExistingVtable> existing = {
+      {16, TableShape{12, {4, 8, 0}}},  // {memory_id, low}
+      {32, TableShape{8, {4, 0, 0}}},   // {memory_id}
+  };
+  AppendedTables tables = BuildAppendedTables(64, {{1, 0}, {1, 4096}}, existing);
+  EXPECT_EQ(tables.vtables_appended, 0u);
+  EXPECT_EQ(tables.bytes.size(), 8u + 12u);
+  EXPECT_EQ(tables.table_at.at({1, 0}), 64u);
+  EXPECT_EQ(tables.table_at.at({1, 4096}), 72u);
+  EXPECT_EQ(wire::LoadU32(tables.bytes.data()), 64u - 32u) << "soffset to the {memory_id} vtable";
+  EXPECT_EQ(wire::LoadU32(tables.bytes.data() + 8), 72u - 16u);
+  EXPECT_EQ(wire::LoadU32(tables.bytes.data() + 16), 4096u);
 }
 
 }  // namespace

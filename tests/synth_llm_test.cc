@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "rewriter/pte_layout.h"
 #include "tests/builder/program_builder.h"
 #include "tests/builder/pte_reader.h"
 #include "tests/builder/synth_cnn.h"
@@ -250,15 +251,36 @@ TEST(PteSynthCli, CnnWithSizeOptionWritesAVerifiedFile) {
 
 TEST(PteSynthCli, BadUsageIsOneLineOnStderrAndExit2) {
   testing::TempDir dir;
-  for (std::vector<std::string> args : {std::vector<std::string>{},
-                                        {"llm"},
-                                        {"llm", "--layers", "0", "-o", "x.pte"},
-                                        {"cnn", "--size", "3y4", "-o", (dir / "x.pte").string()},
-                                        {"llm", "--bogus"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{},
+        {"llm"},
+        {"llm", "--layers", "0", "-o", "x.pte"},
+        {"cnn", "--size", "3y4", "-o", (dir / "x.pte").string()},
+        {"llm", "--bogus"},
+        {"llm", "--segment-alignment", "100", "-o", (dir / "x.pte").string()}}) {
     testing::CommandOutput run = testing::RunTool("pte-synth", args);
     EXPECT_EQ(run.exit_status, 2) << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_EQ(run.err.rfind("pte-synth: ", 0), 0u) << run.err;
+  }
+}
+
+// Like the exporter, the flatbuffer is padded only to the next multiple of
+// 128 before the segments; --segment-alignment asks for more.
+TEST(PteSynthCli, PaddingIsTheExportersUnlessMoreIsAskedFor) {
+  testing::TempDir dir;
+  for (const auto& [alignment, args] : {std::pair<uint64_t, std::vector<std::string>>{128, {}},
+                                        {4096, {"--segment-alignment", "4096"}}}) {
+    std::vector<std::string> all = {"llm", "-o", (dir / "x.pte").string()};
+    all.insert(all.end(), args.begin(), args.end());
+    testing::CommandOutput run = testing::RunTool("pte-synth", all);
+    ASSERT_EQ(run.exit_status, 0) << run.err;
+    std::string text = testing::ReadFileBytes(dir / "x.pte");
+    Result<pteshare::ExtendedHeader> header = pteshare::ReadExtendedHeader(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    ASSERT_TRUE(header.ok() && header->present);
+    EXPECT_EQ(header->segment_base_offset % alignment, 0u);
+    EXPECT_LT(header->segment_base_offset - header->program_size, alignment) << "padding only";
   }
 }
 

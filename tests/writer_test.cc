@@ -1,8 +1,9 @@
 // Writer: -o and --in-place give the same bytes on every path (in place,
 // appended within the slack, segment move, no extended header, 64-bit
-// offsets) and leave nothing behind; a crash at any step is recovered by
-// the next run to either the input or the full result; two writers on one
-// file do not interleave.
+// offsets), and so does --in-place by copy on a filesystem that cannot
+// insert a range; nothing is left behind; a crash at any step (the insert
+// ones included) is recovered by the next run to either the input or the
+// full result; two writers on one file do not interleave.
 #include "rewriter/writer.h"
 
 #include <fcntl.h>
@@ -11,14 +12,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <atomic>
 #include <chrono>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
+#include "rewriter/gap_writes.h"
 #include "rewriter/journal.h"
+#include "rewriter/open_program.h"
+#include "rewriter/planner.h"
+#include "tests/builder/synth_llm.h"
+#include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {
@@ -87,24 +97,36 @@ TEST(Writer, CopyAndInPlaceGiveIdenticalVerifiedBytesOnEveryPath) {
   }
 }
 
-CommandOutput RewriteInPlace(const fs::path& file, const std::string& crash_at = "") {
+const std::vector<std::string> kShareCache = {"--strategy", "relocate", "--share", kCacheName};
+const std::vector<std::string> kShareAuto = {"--strategy", "relocate", "--share-auto"};
+
+CommandOutput RewriteInPlace(const fs::path& file, const std::string& crash_at = "",
+                             const std::vector<std::string>& share = kShareCache) {
   if (!crash_at.empty()) ::setenv("PTESHARE_TEST_CRASH_AT", crash_at.c_str(), 1);
-  CommandOutput out = RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--strategy",
-                                           "relocate", "--share", kCacheName});
+  std::vector<std::string> args = {"rewrite", file.string(), "--in-place"};
+  args.insert(args.end(), share.begin(), share.end());
+  CommandOutput out = RunTool("pteshare", args);
   ::unsetenv("PTESHARE_TEST_CRASH_AT");
   return out;
 }
 
-// Crashes the in-place rewrite of a copy of `input` at `crash_at`, then
-// checks the file is the input or the full result, that the next command
-// recovers it to the input, and that a re-run gives the full result.
-void CrashAndRecover(const std::vector<uint8_t>& input, const std::vector<uint8_t>& full,
-                     const std::string& crash_at) {
+uint64_t Inode(const fs::path& file) {
+  struct stat st;
+  EXPECT_EQ(::stat(file.c_str(), &st), 0) << file;
+  return st.st_ino;
+}
+
+// Crashes the in-place rewrite of a copy of `input` in `folder` at
+// `crash_at`, then checks the file is the input or the full result, that
+// the next command recovers it to the input, and that a re-run gives the
+// full result.
+void CrashAndRecoverIn(const fs::path& folder, const std::vector<uint8_t>& input,
+                       const std::vector<uint8_t>& full, const std::string& crash_at,
+                       const std::vector<std::string>& share = kShareCache) {
   SCOPED_TRACE(crash_at);
-  TempDir dir;
-  const fs::path file = dir / "m.pte";
+  const fs::path file = folder / "m.pte";
   WriteBytes(file, input);
-  CommandOutput crashed = RewriteInPlace(file, crash_at);
+  CommandOutput crashed = RewriteInPlace(file, crash_at, share);
   ASSERT_EQ(crashed.exit_status, kTestCrashExitStatus) << crashed.err;
 
   CommandOutput inspect = RunTool("pteshare", {"inspect", file.string()});
@@ -115,10 +137,17 @@ void CrashAndRecover(const std::vector<uint8_t>& input, const std::vector<uint8_
   }
   EXPECT_EQ(ReadBytes(file), input) << "recovery gives the input back";
 
-  CommandOutput rerun = RewriteInPlace(file);
+  CommandOutput rerun = RewriteInPlace(file, "", share);
   EXPECT_EQ(rerun.exit_status, 0) << rerun.err;
   EXPECT_EQ(ReadBytes(file), full);
-  EXPECT_EQ(FolderListing(dir.path()), std::vector<fs::path>{"m.pte"});
+  EXPECT_EQ(FolderListing(folder), std::vector<fs::path>{"m.pte"});
+  fs::remove(file);
+}
+
+void CrashAndRecover(const std::vector<uint8_t>& input, const std::vector<uint8_t>& full,
+                     const std::string& crash_at) {
+  TempDir dir;
+  CrashAndRecoverIn(dir.path(), input, full, crash_at);
 }
 
 TEST(Writer, CrashAtEveryStepOfAnInPlaceRewriteIsRecovered) {
@@ -139,19 +168,165 @@ TEST(Writer, CrashAtEveryStepOfAnInPlaceRewriteIsRecovered) {
   CrashAndRecover(input, full, "before-journal-delete");
 }
 
-TEST(Writer, CrashDuringASegmentMoveLeavesTheInputAndNoTemporary) {
+// An exporter-like program (segment base aligned to 128, the builder's
+// default) whose padding is smaller than the bytes a rewrite appends, even
+// after table reuse: the segments must move.
+std::vector<uint8_t> ExporterLikeProgramThatOutgrowsItsPadding() {
+  Result<b::ProgramSpec> spec = b::SynthesizeLlm({.layers = 9, .named = true});
+  EXPECT_TRUE(spec.ok()) << spec.error().message;
+  return spec.ok() ? Build(*spec) : std::vector<uint8_t>{};
+}
+
+Result<PatchSet> SharingPatch(const std::vector<uint8_t>& input) {
+  ReadProgram program = Read(input);
+  ShareRequest request;
+  request.share_auto = true;
+  Result<PlanInput> plan = MakePlan(program.view, request, PlanOptions{});
+  if (!plan.ok()) return plan.error();
+  return MakePatchSet(input, program.view, plan->plan);
+}
+
+// -o, --in-place by inserting a range (ext4 here) and --in-place by copy
+// (forced on a tmpfs) give the same bytes; only the copy changes the inode
+// and says why.
+TEST(Writer, OutputInsertAndCopyGiveIdenticalBytesWhenSegmentsMove) {
+  const std::vector<uint8_t> input = ExporterLikeProgramThatOutgrowsItsPadding();
+  Result<PatchSet> patch = SharingPatch(input);
+  ASSERT_TRUE(patch.ok()) << patch.error().message;
+  ASSERT_TRUE(patch->segments_move()) << "the fixture must outgrow its padding";
+  EXPECT_EQ(patch->segment_shift(), kSegmentShiftUnit);
+
+  TempDir dir;
+  WriteBytes(dir / "in.pte", input);
+  ASSERT_EQ(RunTool("pteshare", {"rewrite", (dir / "in.pte").string(), "--strategy", "relocate",
+                                 "--share-auto", "-o", (dir / "out.pte").string()})
+                .exit_status,
+            0);
+  const std::vector<uint8_t> out = ReadBytes(dir / "out.pte");
+  ExpectSegmentsKept(input, out);
+
+  if (!CanInsertRange(dir.path())) {
+    ADD_FAILURE() << dir.path() << " cannot insert a range; in-place by insert not checked";
+  } else {
+    WriteBytes(dir / "ip.pte", input);
+    const uint64_t inode = Inode(dir / "ip.pte");
+    CommandOutput inserted = RewriteInPlace(dir / "ip.pte", "", kShareAuto);
+    ASSERT_EQ(inserted.exit_status, 0) << inserted.err;
+    EXPECT_EQ(inserted.err, "") << "nothing to say: no segment byte was copied";
+    EXPECT_EQ(ReadBytes(dir / "ip.pte"), out);
+    EXPECT_EQ(Inode(dir / "ip.pte"), inode) << "an insert keeps the file";
+  }
+
+  TmpfsMount tmpfs;
+  if (!tmpfs.mounted()) {
+    GTEST_SKIP() << "cannot mount a tmpfs (" << tmpfs.why_not()
+                 << "): in-place by copy not checked";
+  }
+  WriteBytes(tmpfs / "ip.pte", input);
+  CommandOutput copied = RewriteInPlace(tmpfs / "ip.pte", "", kShareAuto);
+  ASSERT_EQ(copied.exit_status, 0) << copied.err;
+  EXPECT_TRUE(Contains(copied.err, "segments copied: this filesystem cannot insert a range"))
+      << copied.err;
+  EXPECT_EQ(ReadBytes(tmpfs / "ip.pte"), out);
+  EXPECT_EQ(FolderListing(tmpfs.path()), std::vector<fs::path>{"ip.pte"});
+}
+
+// Every step of an in-place rewrite that opens a gap: the journal, before
+// and after the insert, each range written (highest first, the header
+// last), after the header update, before the journal goes.
+TEST(Writer, CrashAtEveryStepOfAnInsertIsRecovered) {
+  TempDir dir;
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  const std::vector<uint8_t> input = ExporterLikeProgramThatOutgrowsItsPadding();
+  Result<PatchSet> patch = SharingPatch(input);
+  ASSERT_TRUE(patch.ok() && patch->segments_move());
+  const std::vector<uint8_t> full = ApplyPatch(input, *patch);
+  WriteBytes(dir / "in.pte", input);
+  Result<UniqueFd> fd = OpenFd(dir / "in.pte", O_RDONLY);
+  ASSERT_TRUE(fd.ok());
+  Result<std::vector<ByteOverwrite>> writes = WritesAroundGap(fd->get(), *patch, GapFor(*patch));
+  ASSERT_TRUE(writes.ok()) << writes.error().message;
+  ASSERT_GE(writes->size(), 3u);
+  fs::remove(dir / "in.pte");
+
+  std::vector<std::string> points = {"after-journal", "before-insert", "after-insert"};
+  // The first ranges (the gap's own write is the first, being highest), one
+  // in the middle, and the last two (the header's).
+  const size_t n = writes->size();
+  for (size_t k : std::set<size_t>{1, 2, n / 2, n - 1, n}) {
+    points.push_back("after-patch:" + std::to_string(k));
+  }
+  points.push_back("after-header-update");
+  points.push_back("before-journal-delete");
+  for (const std::string& point : points) {
+    CrashAndRecoverIn(dir.path(), input, full, point, kShareAuto);
+  }
+}
+
+// A reader (OpenProgram, as every command reads) running while in-place
+// rewrites open gaps again and again sees the input or the result, never a
+// mix: it rereads when a journal appeared or the file changed during its
+// read.
+TEST(Writer, ReaderDuringInsertsSeesTheInputOrTheResultNeverAMix) {
+  TempDir dir;
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  const std::vector<uint8_t> input = ExporterLikeProgramThatOutgrowsItsPadding();
+  Result<PatchSet> patch = SharingPatch(input);
+  ASSERT_TRUE(patch.ok() && patch->segments_move());
+  const std::vector<uint8_t> full = ApplyPatch(input, *patch);
+  const fs::path file = dir / "m.pte";
+  WriteBytes(file, input);
+
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 12; ++i) {
+      WriteBytes(dir / "next.pte", input);
+      fs::rename(dir / "next.pte", file);  // a whole new input, atomically
+      EXPECT_EQ(RewriteInPlace(file, "", kShareAuto).exit_status, 0);
+    }
+    done = true;
+  });
+  size_t reads = 0, old_seen = 0, new_seen = 0;
+  while (!done) {
+    Result<OpenedProgram> opened = OpenProgram(file);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    const uint64_t n = opened->file.layout().program_size;
+    const auto bytes = opened->file.bytes().first(n);
+    const bool is_old =
+        n == patch->old_program_size && std::equal(bytes.begin(), bytes.end(), input.begin());
+    const bool is_new =
+        n == patch->new_program_size && std::equal(bytes.begin(), bytes.end(), full.begin());
+    EXPECT_TRUE(is_old || is_new) << "read " << reads << " saw a mix";
+    ++reads;
+    old_seen += is_old;
+    new_seen += is_new;
+  }
+  writer.join();
+  std::printf("reader: %zu reads, %zu of the input, %zu of the result\n", reads, old_seen,
+              new_seen);
+  EXPECT_GT(reads, 0u);
+}
+
+// The copy fallback (a tmpfs cannot insert a range): a crash while the
+// segments are copied leaves the input and no temporary.
+TEST(Writer, CrashDuringASegmentCopyLeavesTheInputAndNoTemporary) {
+  TmpfsMount tmpfs;
+  if (!tmpfs.mounted()) {
+    GTEST_SKIP() << "cannot mount a tmpfs (" << tmpfs.why_not() << "): copy fallback not checked";
+  }
   b::BuildOptions no_slack;
   no_slack.segment_alignment = 4;
   const std::vector<uint8_t> input = Build(SharedCacheSpec(), no_slack);
   ReadProgram program = Read(input);
   Result<PatchSet> patch = MakePatchSet(input, program.view, PlanSharing(program.view));
   ASSERT_TRUE(patch.ok() && patch->segments_move());
-  CrashAndRecover(input, ApplyPatch(input, *patch), "during-segment-move");
+  CrashAndRecoverIn(tmpfs.path(), input, ApplyPatch(input, *patch), "during-segment-move");
 }
 
-// A move of more than 100 MB says so on stderr; the (sparse) segment stays
-// intact and keeps its alignment; a smaller rewrite is silent.
-TEST(Writer, LargeSegmentMoveReportsProgressAndKeepsTheSegments) {
+// A move of more than 100 MB by copy (-o) says so on stderr; in place on a
+// filesystem that inserts ranges, nothing is copied and nothing said. The
+// (sparse) segment stays intact and keeps its alignment either way.
+TEST(Writer, LargeSegmentMoveReportsProgressOnlyWhenItCopies) {
   TempDir dir;
   const fs::path file = dir / "m.pte";
   b::BuildOptions options;
@@ -160,16 +335,20 @@ TEST(Writer, LargeSegmentMoveReportsProgressAndKeepsTheSegments) {
   Result<b::PteLayout> written = b::WritePteFile(SharedCacheSpec(), options, file);
   ASSERT_TRUE(written.ok()) << written.error().message;
   const std::vector<uint8_t> input = ReadBytes(file);
-  CommandOutput out = RewriteInPlace(file);
-  ASSERT_EQ(out.exit_status, 0) << out.err;
-  EXPECT_NE(out.err.find("moving 200.0 MiB of segment data up by "), std::string::npos) << out.err;
-  EXPECT_NE(out.out.find("segments moved up by"), std::string::npos) << out.out;
-  ExpectSegmentsKept(input, ReadBytes(file));
+  CommandOutput copy =
+      RunTool("pteshare", {"rewrite", file.string(), "--strategy", "relocate", "--share",
+                           kCacheName, "-o", (dir / "out.pte").string()});
+  ASSERT_EQ(copy.exit_status, 0) << copy.err;
+  EXPECT_NE(copy.err.find("moving 200.0 MiB of segment data up by "), std::string::npos)
+      << copy.err;
+  EXPECT_NE(copy.out.find("segments moved up by"), std::string::npos) << copy.out;
+  ExpectSegmentsKept(input, ReadBytes(dir / "out.pte"));
 
-  WriteBytes(dir / "small.pte", Build(SharedCacheSpec(), b::BuildOptions{.segment_alignment = 4}));
-  CommandOutput quiet = RewriteInPlace(dir / "small.pte");
-  EXPECT_EQ(quiet.exit_status, 0);
-  EXPECT_EQ(quiet.err, "") << "silent unless the move is large or -v";
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  CommandOutput in_place = RewriteInPlace(file);
+  ASSERT_EQ(in_place.exit_status, 0) << in_place.err;
+  EXPECT_EQ(in_place.err, "") << "silent: nothing was copied";
+  EXPECT_EQ(ReadBytes(file), ReadBytes(dir / "out.pte"));
 }
 
 // While another writer holds the lock, --in-place waits (and says so), then
@@ -201,7 +380,7 @@ TEST(Writer, SecondInPlaceWriterWaitsForTheFirst) {
 }
 
 TEST(Writer, TwoConcurrentInPlaceRunsGiveOneValidResult) {
-  for (int segment_alignment : {4096, 4}) {  // journal path, then rename path
+  for (int segment_alignment : {4096, 4}) {  // journal path without, then with a gap
     SCOPED_TRACE(segment_alignment);
     TempDir dir;
     const fs::path file = dir / "m.pte";

@@ -44,10 +44,9 @@ int Fail(int status, const std::string& message) {
   return status;
 }
 
-int Write(const Result<ProgramSpec>& spec, uint64_t extra_segment, const std::string& out) {
+int Write(const Result<ProgramSpec>& spec, pteshare::builder::BuildOptions options,
+          const std::string& out) {
   if (!spec.ok()) return Fail(kExitUsage, spec.error().message);
-  pteshare::builder::BuildOptions options;
-  options.trailing_segment_bytes = extra_segment;
   auto layout = pteshare::builder::WritePteFile(*spec, options, out);
   if (!layout.ok()) {
     std::remove(out.c_str());  // never leave a half-written file behind
@@ -68,7 +67,9 @@ int main(int argc, char** argv) {
       "pte-synth"};
   app.require_subcommand(1);
   std::string out;
-  uint64_t extra_segment = 0;
+  // The exporter's layout by default: padding after the program only up to
+  // the next multiple of 128 (0 to 127 bytes).
+  pteshare::builder::BuildOptions build;
 
   pteshare::builder::LlmConfig llm;
   CLI::App* llm_cmd = app.add_subcommand(
@@ -109,8 +110,13 @@ int main(int argc, char** argv) {
   for (CLI::App* cmd : {llm_cmd, cnn_cmd}) {
     cmd->add_option("--seed", cmd == llm_cmd ? llm.seed : cnn.seed, "Seed of the weights")
         ->capture_default_str();
-    cmd->add_option("--extra-segment", extra_segment,
+    cmd->add_option("--extra-segment", build.trailing_segment_bytes,
                     "Append an unreferenced segment of this many zero bytes (sparse)")
+        ->capture_default_str();
+    cmd->add_option("--segment-alignment", build.segment_alignment,
+                    "Align the segment base and every segment to this power of two (the\n"
+                    "exporter's 128 leaves 0-127 bytes of padding after the program; more\n"
+                    "leaves more room for appended tables)")
         ->capture_default_str();
     cmd->add_option("-o,--output", out, "File to write")->required();
   }
@@ -125,13 +131,17 @@ int main(int argc, char** argv) {
     return Fail(kExitUsage, std::string(e.what()) + " (see pte-synth --help)");
   }
 
+  const uint64_t a = build.segment_alignment;
+  if (a == 0 || (a & (a - 1)) != 0) {
+    return Fail(kExitUsage, "--segment-alignment " + std::to_string(a) + " is not a power of two");
+  }
   if (llm_cmd->parsed()) {
     llm.named = named;
-    return Write(pteshare::builder::SynthesizeLlm(llm), extra_segment, out);
+    return Write(pteshare::builder::SynthesizeLlm(llm), build, out);
   }
   auto parsed_size = ParseSize(size);
   if (!parsed_size.ok()) return Fail(kExitUsage, parsed_size.error().message);
   cnn.height = parsed_size->first;
   cnn.width = parsed_size->second;
-  return Write(pteshare::builder::SynthesizeCnn(cnn), extra_segment, out);
+  return Write(pteshare::builder::SynthesizeCnn(cnn), build, out);
 }

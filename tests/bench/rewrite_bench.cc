@@ -1,28 +1,42 @@
 // What `pteshare rewrite --share-auto` costs end to end, chained the way
 // tools/pteshare/rewrite_command.cc chains it (open, plan, verify, patch,
 // write), on SynthesizeLlm programs written to disk:
-//  - Segments/*: the 8-layer program with a trailing segment of 1 MiB to
-//    1 GiB of real bytes (a pattern written once, so no hole makes a copy
-//    free). --in-place must stay flat: it writes only the flatbuffer bytes
-//    that change; -o copies every segment byte and syncs it.
+//  - Segments/*: an exporter-like program (the builder's default 128-byte
+//    segment alignment) whose padding is smaller than the bytes the rewrite
+//    appends, so the segments must move: the first SynthesizeLlm from 8
+//    layers up for which that holds. A trailing segment of 1 MiB to 1 GiB of
+//    real bytes (a pattern written once, so no hole makes a copy free).
+//    --in-place must stay flat: it opens a gap under the segments
+//    (FALLOC_FL_INSERT_RANGE) and writes only the flatbuffer bytes that
+//    change; -o copies every segment byte and syncs it. In place runs with
+//    the file's pages cached after a read ("read") and not cached ("cold"):
+//    opening the gap drops the cached pages after it (see Cache below).
+//  - Segments/in_place_1GiB_vs_1MiB/{read,cold}: both sizes in one run,
+//    alternating, with the ratio of their mean times as a counter (the
+//    bound is 1.1 on ext4).
 //  - Plan/*, Verify/*, Rewrite/*: 8 to 256 layers; MakePlan per strategy,
 //    VerifyPlan of that plan, and the whole rewrite -o. planned_tensors
 //    counts the planned tensors of all methods.
-// Times are wall-clock (UseRealTime): fsync waits are part of the cost.
+// Times are wall-clock: fsync waits are part of the cost. In place times
+// the rewrite alone (manual time); putting the input back is not timed.
 // Input files live in ScratchDir, made once per run, removed at exit.
 #include <fcntl.h>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rewriter/file_io.h"
+#include "rewriter/insert_range.h"
 #include "rewriter/journal.h"
 #include "rewriter/open_program.h"
 #include "rewriter/patcher.h"
@@ -85,7 +99,7 @@ Result<fs::path> LlmFile(int32_t layers, uint64_t trailing_bytes) {
   static std::map<std::pair<int32_t, uint64_t>, fs::path> made;
   auto key = std::make_pair(layers, trailing_bytes);
   if (auto it = made.find(key); it != made.end()) return it->second;
-  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm({.layers = layers});
+  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm({.layers = layers, .named = true});
   if (!spec.ok()) return spec.error();
   builder::BuildOptions options;
   options.trailing_segment_bytes = trailing_bytes;
@@ -100,6 +114,10 @@ Result<fs::path> LlmFile(int32_t layers, uint64_t trailing_bytes) {
   made.emplace(key, path);
   return path;
 }
+
+/// The layer count of the exporter-like program (see the top): the first
+/// from 8 up whose relocate rewrite outgrows its padding.
+Result<int32_t> OutgrowingLayers();
 
 /// What the command needs from one plan: the plan, verified.
 Result<PlanInput> PlanVerified(const ProgramView& view, Strategy strategy) {
@@ -161,23 +179,75 @@ Result<RewriteFacts> RewriteInPlace(const fs::path& file, Strategy strategy) {
   return RewriteFacts{true, patch->segments_move()};
 }
 
-/// Puts `work` back to the bytes of `pristine`. An in-place rewrite that
-/// kept the segments changed only bytes before the segment base, so those
-/// are all that is copied back; anything else (a rewrite that moved the
-/// segments and renamed a new file over `work`) gets a whole copy.
+Result<int32_t> OutgrowingLayers() {
+  static std::optional<int32_t> found;
+  if (found) return *found;
+  for (int32_t layers = 8; layers <= 64; ++layers) {
+    Result<fs::path> file = LlmFile(layers, kMiB);
+    if (!file.ok()) return file.error();
+    Result<OpenedProgram> opened = OpenProgram(*file);
+    if (!opened.ok()) return opened.error();
+    Result<PlanInput> input = PlanVerified(opened->view, Strategy::kRelocate);
+    if (!input.ok()) return input.error();
+    Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
+    if (!patch.ok()) return patch.error();
+    if (patch->segments_move()) return *(found = layers);
+  }
+  return Error{"no SynthesizeLlm of 8 to 64 layers outgrows its padding"};
+}
+
+/// Puts `work` back to the bytes of `pristine`. An in-place rewrite changed
+/// only bytes before the segment base, and opened a gap at the last 4096
+/// boundary below it if the segments moved: closing that gap again
+/// (COLLAPSE_RANGE) and copying the prefix back is the exact inverse.
+/// Anything else gets a whole copy.
 Status Restore(const fs::path& pristine, const fs::path& work, uint64_t segment_base) {
   std::error_code ec;
-  if (fs::file_size(work, ec) != fs::file_size(pristine) || ec) return CopyFile(pristine, work);
+  const uint64_t size = fs::file_size(pristine), now = fs::file_size(work, ec);
+  if (ec) return CopyFile(pristine, work);
+  Result<UniqueFd> out = OpenFd(work, O_RDWR);
+  if (!out.ok()) return out.error();
+  if (now > size && (now - size) % kGapUnit == 0) {
+    Status closed = CloseGap(out->get(), {segment_base / kGapUnit * kGapUnit, now - size}, size);
+    if (!closed.ok()) return closed;
+  } else if (now != size) {
+    return CopyFile(pristine, work);
+  }
   Result<UniqueFd> in = OpenFd(pristine, O_RDONLY);
   if (!in.ok()) return in.error();
-  Result<UniqueFd> out = OpenFd(work, O_WRONLY);
-  if (!out.ok()) return out.error();
   std::vector<uint8_t> prefix(segment_base);
   Status read = ReadAt(in->get(), 0, prefix);
   if (!read.ok()) return read;
   Status written = WriteAt(out->get(), 0, prefix);
   if (!written.ok()) return written;
   return SyncFile(out->get());
+}
+
+/// The page cache state of a file before a timed in-place rewrite. Opening
+/// a gap makes the kernel drop the file's cached pages after it (their
+/// offsets change): nearly free for pages cached as large folios (after a
+/// read, or large writes), about 0.1 s per GiB for 4 KiB pages (after a
+/// copy_file_range), nothing for pages not cached. No segment byte is read
+/// or written either way.
+enum class Cache { kCold, kRead };
+
+/// Puts `file` in `cache` state (untimed).
+Status SetCache(const fs::path& file, Cache cache) {
+  Result<UniqueFd> fd = OpenFd(file, O_RDONLY);
+  if (!fd.ok()) return fd.error();
+  if (::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_DONTNEED) != 0) {
+    return Error{"posix_fadvise failed"};
+  }
+  if (cache == Cache::kCold) return Status::Ok();
+  std::vector<uint8_t> buffer(8 * kMiB);
+  Result<uint64_t> size = FileSize(fd->get());
+  if (!size.ok()) return size.error();
+  for (uint64_t at = 0; at < *size; at += buffer.size()) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), *size - at));
+    Status read = ReadAt(fd->get(), at, {buffer.data(), n});
+    if (!read.ok()) return read;
+  }
+  return Status::Ok();
 }
 
 uint64_t PlannedTensors(const fs::path& file) {
@@ -188,43 +258,114 @@ uint64_t PlannedTensors(const fs::path& file) {
   return count;
 }
 
-void BM_SegmentsInPlace(benchmark::State& state) {
-  const uint64_t trailing = static_cast<uint64_t>(state.range(0)) * kMiB;
-  Result<fs::path> pristine = LlmFile(8, trailing);
-  if (!pristine.ok()) return state.SkipWithError(pristine.error().message.c_str());
-  const fs::path work = ScratchDir::Path() / "in-place.pte";
-  Status copied = CopyFile(*pristine, work);
-  if (!copied.ok()) return state.SkipWithError(copied.error().message.c_str());
-  Result<OpenedProgram> opened = OpenProgram(*pristine);
-  if (!opened.ok()) return state.SkipWithError(opened.error().message.c_str());
-  const uint64_t segment_base = opened->file.layout().segment_base_offset;
-  bool moved = false;
-  for (auto _ : state) {
-    Result<RewriteFacts> facts = RewriteInPlace(work, Strategy::kRelocate);
-    state.PauseTiming();
-    // A no-op rewrite would time nothing worth knowing: the input must change.
-    if (!facts.ok() || !facts->changed) {
-      state.SkipWithError(facts.ok() ? "in-place rewrite changed nothing"
-                                     : facts.error().message.c_str());
-      break;
-    }
-    moved = moved || facts->segments_moved;
-    Status restored = Restore(*pristine, work, segment_base);
-    if (!restored.ok()) {
-      state.SkipWithError(restored.error().message.c_str());
-      break;
-    }
-    state.ResumeTiming();
+/// One in-place rewrite of a working copy of `pristine`, timed; the copy is
+/// put back (untimed) for the next. Fails if the rewrite changed nothing.
+class InPlaceRun {
+ public:
+  static Result<InPlaceRun> Make(const fs::path& pristine, const std::string& name, Cache cache) {
+    InPlaceRun run;
+    run.cache_ = cache;
+    run.pristine_ = pristine;
+    run.work_ = ScratchDir::Path() / name;
+    Status copied = CopyFile(pristine, run.work_);
+    if (!copied.ok()) return copied.error();
+    Result<OpenedProgram> opened = OpenProgram(pristine);
+    if (!opened.ok()) return opened.error();
+    run.segment_base_ = opened->file.layout().segment_base_offset;
+    return run;
   }
+
+  /// Seconds of one rewrite.
+  Result<double> Once() {
+    Status cached = SetCache(work_, cache_);
+    if (!cached.ok()) return cached.error();
+    const auto start = std::chrono::steady_clock::now();
+    Result<RewriteFacts> facts = RewriteInPlace(work_, Strategy::kRelocate);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!facts.ok()) return facts.error();
+    if (!facts->changed) return Error{"in-place rewrite changed nothing"};
+    moved_ = moved_ || facts->segments_moved;
+    Status restored = Restore(pristine_, work_, segment_base_);
+    if (!restored.ok()) return restored.error();
+    return seconds;
+  }
+
+  bool moved() const { return moved_; }
+  ~InPlaceRun() {
+    std::error_code ec;
+    if (!work_.empty()) fs::remove(work_, ec);
+  }
+  InPlaceRun(InPlaceRun&& other) noexcept
+      : pristine_(std::move(other.pristine_)),
+        work_(std::exchange(other.work_, fs::path())),
+        segment_base_(other.segment_base_),
+        moved_(other.moved_),
+        cache_(other.cache_) {}
+
+ private:
+  InPlaceRun() = default;
+  fs::path pristine_, work_;
+  uint64_t segment_base_ = 0;
+  bool moved_ = false;
+  Cache cache_ = Cache::kCold;
+};
+
+void BM_SegmentsInPlace(benchmark::State& state, Cache cache) {
+  const uint64_t trailing = static_cast<uint64_t>(state.range(0)) * kMiB;
+  Result<int32_t> layers = OutgrowingLayers();
+  if (!layers.ok()) return state.SkipWithError(layers.error().message.c_str());
+  Result<fs::path> pristine = LlmFile(*layers, trailing);
+  if (!pristine.ok()) return state.SkipWithError(pristine.error().message.c_str());
+  Result<InPlaceRun> run = InPlaceRun::Make(*pristine, "in-place.pte", cache);
+  if (!run.ok()) return state.SkipWithError(run.error().message.c_str());
+  for (auto _ : state) {
+    Result<double> seconds = run->Once();
+    if (!seconds.ok()) {
+      state.SkipWithError(seconds.error().message.c_str());
+      break;
+    }
+    state.SetIterationTime(*seconds);
+  }
+  state.counters["layers"] = *layers;
   state.counters["file_MiB"] = static_cast<double>(fs::file_size(*pristine)) / kMiB;
-  state.counters["segments_moved"] = moved ? 1 : 0;
-  std::error_code ec;
-  fs::remove(work, ec);
+  state.counters["segments_moved"] = run->moved() ? 1 : 0;
+}
+
+// 1 MiB and 1 GiB alternately in one run, so both see the same machine
+// load; the ratio of their mean times is the counter that matters.
+void BM_InPlaceFlatness(benchmark::State& state, Cache cache) {
+  Result<int32_t> layers = OutgrowingLayers();
+  if (!layers.ok()) return state.SkipWithError(layers.error().message.c_str());
+  Result<fs::path> small = LlmFile(*layers, kMiB), large = LlmFile(*layers, 1024 * kMiB);
+  if (!small.ok() || !large.ok()) return state.SkipWithError("cannot write the inputs");
+  Result<InPlaceRun> small_run = InPlaceRun::Make(*small, "flat-small.pte", cache);
+  Result<InPlaceRun> large_run = InPlaceRun::Make(*large, "flat-large.pte", cache);
+  if (!small_run.ok() || !large_run.ok()) return state.SkipWithError("cannot copy the inputs");
+  double small_total = 0, large_total = 0;
+  for (auto _ : state) {
+    Result<double> a = small_run->Once();
+    Result<double> b = large_run->Once();
+    if (!a.ok() || !b.ok()) {
+      state.SkipWithError((a.ok() ? b.error() : a.error()).message.c_str());
+      break;
+    }
+    small_total += *a;
+    large_total += *b;
+    state.SetIterationTime(*a + *b);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["ms_1MiB"] = small_total / n * 1e3;
+  state.counters["ms_1GiB"] = large_total / n * 1e3;
+  state.counters["ratio_1GiB_1MiB"] = large_total / small_total;
+  state.counters["segments_moved"] = small_run->moved() && large_run->moved() ? 1 : 0;
 }
 
 void BM_SegmentsCopy(benchmark::State& state) {
   const uint64_t trailing = static_cast<uint64_t>(state.range(0)) * kMiB;
-  Result<fs::path> input = LlmFile(8, trailing);
+  Result<int32_t> layers = OutgrowingLayers();
+  if (!layers.ok()) return state.SkipWithError(layers.error().message.c_str());
+  Result<fs::path> input = LlmFile(*layers, trailing);
   if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
   const fs::path out = ScratchDir::Path() / "copy-out.pte";
   std::error_code ec;
@@ -299,14 +440,25 @@ void BM_RewriteCopy(benchmark::State& state, Strategy strategy) {
 
 const bool registered = [] {
   const std::vector<int64_t> segment_mib = {1, 16, 256, 1024};
-  auto* in_place = benchmark::RegisterBenchmark("Segments/in_place", BM_SegmentsInPlace);
+  auto* in_place_read =
+      benchmark::RegisterBenchmark("Segments/in_place/read", BM_SegmentsInPlace, Cache::kRead);
+  auto* in_place_cold =
+      benchmark::RegisterBenchmark("Segments/in_place/cold", BM_SegmentsInPlace, Cache::kCold);
   auto* copy = benchmark::RegisterBenchmark("Segments/copy_o", BM_SegmentsCopy);
   for (int64_t mib : segment_mib) {
-    in_place->Arg(mib);
-    copy->Arg(mib);
+    for (auto* b : {in_place_read, in_place_cold, copy}) b->Arg(mib);
   }
-  for (auto* b : {in_place, copy}) {
-    b->ArgName("segment_MiB")->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (auto* b : {in_place_read, in_place_cold}) b->UseManualTime()->Iterations(20);
+  copy->UseRealTime();
+  for (auto* b : {in_place_read, in_place_cold, copy}) {
+    b->ArgName("segment_MiB")->Unit(benchmark::kMillisecond);
+  }
+  for (auto [name, cache] : {std::pair{"read", Cache::kRead}, std::pair{"cold", Cache::kCold}}) {
+    benchmark::RegisterBenchmark((std::string("Segments/in_place_1GiB_vs_1MiB/") + name).c_str(),
+                                 BM_InPlaceFlatness, cache)
+        ->UseManualTime()
+        ->Iterations(20)
+        ->Unit(benchmark::kMillisecond);
   }
 
   const std::vector<int64_t> layers = {8, 32, 64, 128, 256};

@@ -61,8 +61,10 @@ void PrintText(const std::string& path, const ProgramView& view) {
     std::printf("\nmethod %s: %u instructions, %u values, %zu planned tensors\n",
                 method.name.c_str(), method.instruction_count, method.value_count, s.planned);
     if (s.missing_fields > 0) {
-      std::printf("  %zu allocation table%s lack a field (rewrite appends complete ones)\n",
-                  s.missing_fields, s.missing_fields == 1 ? "" : "s");
+      std::printf(
+          "  %zu allocation table%s lack a field (a rewrite that needs it reuses or appends a "
+          "table)\n",
+          s.missing_fields, s.missing_fields == 1 ? "" : "s");
     }
     for (const Arena& arena : method.arenas) {
       std::printf("  arena %u  %-8s %s bytes, tensors reach %s\n", arena.memory_id,
