@@ -157,7 +157,8 @@ bool Contains(const Placement& outer, const Placement& inner) {
 // choice is also stable when run on replan's own output).
 // Returns, per value, whether it was joined to a base as a view.
 std::vector<bool> JoinStaticViews(const MethodView& method, const References& refs,
-                                  const std::vector<LiveRange>& live, int64_t last, Sets* sets) {
+                                  const std::vector<LiveRange>& live, int64_t last, Sets* sets,
+                                  std::string* too_complex) {
   std::vector<bool> viewed(method.value_count, false);
   const std::vector<bool> input = ValueFlags(method.plan->inputs(), method.value_count);
   const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
@@ -171,8 +172,12 @@ std::vector<bool> JoinStaticViews(const MethodView& method, const References& re
     }
     return output[v] ? std::optional(last) : std::nullopt;
   };
-  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::vector<uint32_t>> same_placement;
+  // Per placement, the earlier values by the start of their life (the later
+  // value wins a tie), so the one whose life began last, no later than a
+  // read, is one search away however many share the placement.
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, std::map<int64_t, uint32_t>> same_placement;
   std::vector<const TensorValue*> earlier;
+  uint64_t containment_work = 0;
   // The candidate whose life began last, no later than `read_at`.
   auto pick = [&](const std::vector<uint32_t>& candidates,
                   int64_t read_at) -> std::optional<uint32_t> {
@@ -192,9 +197,17 @@ std::vector<bool> JoinStaticViews(const MethodView& method, const References& re
     if (read_at && !t.has_initial_state) {
       std::optional<uint32_t> base;
       if (auto it = same_placement.find(key); it != same_placement.end()) {
-        base = pick(it->second, *read_at);
+        auto after = it->second.upper_bound(*read_at);
+        if (after != it->second.begin()) base = std::prev(after)->second;
       }
       if (!base) {  // a view at an offset into its base
+        containment_work += earlier.size();
+        if (containment_work > kMaxContainmentWork) {
+          *too_complex = "more than " + std::to_string(kMaxContainmentWork) +
+                         " comparisons to find the tensors that tensors read before any write "
+                         "are views into (pteshare's limit for one method)";
+          return viewed;
+        }
         std::vector<uint32_t> containing;
         for (const TensorValue* e : earlier) {
           if (Contains(e->placement, p)) containing.push_back(e->value_index);
@@ -206,7 +219,7 @@ std::vector<bool> JoinStaticViews(const MethodView& method, const References& re
         viewed[v] = true;
       }
     }
-    same_placement[key].push_back(v);
+    same_placement[key][live[v].first] = v;
     earlier.push_back(&t);
   }
   return viewed;
@@ -266,10 +279,23 @@ void JoinLiveOverlaps(const MethodView& method, const std::vector<LiveRange>& li
   for (const TensorValue& t : method.tensors) {
     if (IsSized(t)) by_arena[t.placement.memory_id].push_back(&t);
   }
-  for (const auto& [memory_id, tensors] : by_arena) {
+  for (const auto& [memory_id, all] : by_arena) {
+    // Tensors alike in bytes and life are one group whatever else holds
+    // (a hostile file may have tens of thousands on one placement): join
+    // them here, and look for overlaps among the distinct ones only, so the
+    // pairs stay few.
+    std::map<std::tuple<int64_t, int64_t, uint64_t, uint64_t>, const TensorValue*> distinct;
+    std::vector<const TensorValue*> tensors;
     std::vector<LiveRect> rects;
-    for (const TensorValue* t : tensors) {
+    for (const TensorValue* t : all) {
       const LiveRange& r = live[t->value_index];
+      auto [it, fresh] = distinct.emplace(
+          std::make_tuple(r.first, r.last, t->placement.offset, t->placement.end()), t);
+      if (!fresh) {
+        sets->Join(it->second->value_index, t->value_index);
+        continue;
+      }
+      tensors.push_back(t);
       rects.push_back({r.first, r.last, t->placement.offset, t->placement.end()});
     }
     for (const auto& [a, b] : FindLiveOverlaps(rects)) {
@@ -321,7 +347,7 @@ MethodLifetimes ComputeLifetimes(const MethodView& method,
     }
   }
   const std::vector<bool> viewed =
-      JoinStaticViews(method, refs, out.live, out.last_instruction(), &sets);
+      JoinStaticViews(method, refs, out.live, out.last_instruction(), &sets, &out.too_complex);
   const DelegateHandover handover = FindDelegateHandovers(method, effects, out.live, viewed);
   JoinLiveOverlaps(method, out.live, handover, &sets);
 

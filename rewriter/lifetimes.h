@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rewriter/program_view.h"
@@ -94,12 +95,21 @@ struct MethodLifetimes {
   /// input arena is never smaller.
   std::vector<uint64_t> lower_bound;
 
+  /// Set when the method passes a work limit (a hostile program): why. The
+  /// lifetimes are then incomplete and must not be planned with.
+  std::string too_complex;
+
   int64_t last_instruction() const { return instruction_count > 0 ? instruction_count - 1 : 0; }
   /// The range a planned non-empty tensor occupies its bytes: its group's.
   const LiveRange& group_live(uint32_t value_index) const {
     return groups[static_cast<size_t>(group_of[value_index])].live;
   }
 };
+
+/// The most comparisons the static-view rule may spend on views at an offset
+/// into another tensor in one method (about n x views); past it the
+/// lifetimes say `too_complex`. Real programs need a tiny fraction of it.
+inline constexpr uint64_t kMaxContainmentWork = 200'000'000;
 
 /// Lifetimes and alias groups of `method`. `always_live` lists value
 /// indices to keep live throughout (the shared buffers).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "rewriter/alias_evidence.h"
 #include "rewriter/instruction_effects.h"
@@ -23,6 +24,15 @@ std::string Value(const MethodPlan& m, uint32_t value_index) {
 bool Overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
   return a < b + b_len && b < a + a_len;
 }
+
+// Placements in (arena, offset, size) order, for sets of them.
+struct PlacementOrder {
+  bool operator()(const std::pair<Placement, uint64_t>& a,
+                  const std::pair<Placement, uint64_t>& b) const {
+    return std::tie(a.first.memory_id, a.first.offset, a.first.nbytes, a.second) <
+           std::tie(b.first.memory_id, b.first.offset, b.first.nbytes, b.second);
+  }
+};
 
 class Checker {
  public:
@@ -268,9 +278,15 @@ class Checker {
   // I3 without lifetimes, which relocate promises: every input overlap
   // keeps its relative offset and no new overlap appears, live or not.
   void CheckOverlapsPreserved(const MethodPlan& m) {
+    // Moves alike before and after agree with each other and with any third
+    // alike: one of them stands for all (a hostile file may put tens of
+    // thousands on one placement, and pairs would grow as their square).
     std::vector<const TensorMove*> sized;
+    std::set<std::pair<Placement, uint64_t>, PlacementOrder> seen;
     for (const TensorMove& move : m.moves) {
-      if (move.before.nbytes > 0) sized.push_back(&move);
+      if (move.before.nbytes > 0 && seen.insert({move.before, move.after.offset}).second) {
+        sized.push_back(&move);
+      }
     }
     auto before = [](const TensorMove& t) -> const Placement& { return t.before; };
     auto after = [](const TensorMove& t) -> const Placement& { return t.after; };
@@ -302,10 +318,23 @@ class Checker {
   void CheckLiveOverlaps(const MethodPlan& m) {
     const MethodView& in = view_.methods[m.method_index];
     const MethodLifetimes lifetimes = ComputeLifetimes(in, SharedValues(in, shared_));
+    if (!lifetimes.too_complex.empty()) {
+      Fail("I3", "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
+      return;
+    }
+    // As in CheckOverlapsPreserved: moves alike in life, before and after
+    // are checked once.
     std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
+    std::set<std::tuple<int64_t, int64_t, uint64_t, uint64_t, uint64_t>> seen;
     for (const TensorMove& move : m.moves) {
       if (move.before.nbytes > 0 && move.value_index < lifetimes.group_of.size() &&
           lifetimes.group_of[move.value_index] >= 0) {
+        const LiveRange& live = lifetimes.group_live(move.value_index);
+        if (!seen.insert({live.first, live.last, move.before.offset, move.before.nbytes,
+                          move.after.offset})
+                 .second) {
+          continue;
+        }
         by_arena[move.after.memory_id].push_back(&move);
       }
     }

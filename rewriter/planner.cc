@@ -228,6 +228,9 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
     std::vector<uint64_t> lower_bounds;
     if (run_replan) {
       MethodLifetimes lifetimes = ComputeLifetimes(method, SharedValues(method, input.shared));
+      if (!lifetimes.too_complex.empty()) {
+        return Error{"method " + method.name + ": " + lifetimes.too_complex};
+      }
       replanned = ReplanMethod(method, lifetimes, input.shared, plan.fronts, replan_options);
       lower_bounds = LowerBounds(method, lifetimes, input.shared, plan.fronts);
     }

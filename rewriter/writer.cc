@@ -180,7 +180,7 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       ok = RemoveJournalDurably(file);
       if (!ok.ok()) return ok;
       Say(options, true, "segments copied: this filesystem cannot insert a range");
-      return WriteCopyVia(InPlaceTempPath(file), fd, before, patch, plan, file, options);
+      return WriteCopyTo(fd, before, patch, plan, file, options);
     }
     ok = opened.ok() ? Status::Ok() : Status(opened.error());
     // The gap is made durable before any byte below it changes, so a power

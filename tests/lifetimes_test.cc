@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "rewriter/open_program.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
 #include "tests/builder/operators.h"
 #include "tests/builder/spec_helpers.h"
 #include "tests/program_fixture.h"
@@ -435,6 +437,27 @@ TEST(Lifetimes, NoCorpusArenaHasALowerBoundAboveItsOwnSize) {
     }
   }
   EXPECT_GT(arenas, testing::CorpusManifestTotals().programs);
+}
+
+// F12 (issue 13): 32,000 values on one placement made every pair an
+// in-place overlap (half a billion pairs, 4 GB, minutes). Values alike in
+// bytes and life are joined first; the pairs stay few.
+TEST(Lifetimes, ThirtyTwoThousandValuesOnOnePlacementAreOneGroupAtOnce) {
+  std::vector<builder::FixedTensor> tensors(32000, builder::FixedTensor{64, 1, 0});
+  tensors.push_back({64, 1, 64});
+  auto p = testing::Load(std::vector<builder::FixedMethod>{{"m", tensors}});
+  ASSERT_TRUE(p);
+  MethodLifetimes l = ComputeLifetimes(p->view.methods[0]);
+  EXPECT_TRUE(l.too_complex.empty());
+  EXPECT_EQ(l.groups.size(), 2u);
+  EXPECT_EQ(l.groups[0].members.size(), 32000u);
+  EXPECT_EQ(l.lower_bound, (std::vector<uint64_t>{128}));
+  // And the plan and its verifier, which look at pairs of the output.
+  ShareRequest none;
+  none.allow_none = true;
+  Result<PlanInput> input = MakePlan(p->view, none, WithStrategy(Strategy::kBest));
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  EXPECT_TRUE(VerifyPlan(p->view, input->shared, input->plan).empty());
 }
 
 }  // namespace
