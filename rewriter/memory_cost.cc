@@ -38,6 +38,15 @@ MemoryCost ComputeMemoryCost(const Plan& plan) {
   return cost;
 }
 
+std::vector<std::vector<uint64_t>> ArenaSizes(const ProgramView& view) {
+  std::vector<std::vector<uint64_t>> sizes;
+  for (const MethodView& m : view.methods) {
+    sizes.emplace_back();
+    for (const Arena& a : m.arenas) sizes.back().push_back(a.size);
+  }
+  return sizes;
+}
+
 MemoryCost ComputeMemoryCost(const std::vector<std::vector<uint64_t>>& arena_sizes_per_method) {
   MemoryCost cost;
   for (const std::vector<uint64_t>& sizes : arena_sizes_per_method) Add(sizes, sizes, &cost);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rewriter/plan.h"
+#include "rewriter/program_view.h"
 
 namespace pteshare {
 
@@ -29,6 +30,9 @@ struct MemoryCost {
 
 /// From the plan's per-method arena sizes before and after.
 MemoryCost ComputeMemoryCost(const Plan& plan);
+
+/// Each method's arena sizes as the program states them (memory_id order).
+std::vector<std::vector<uint64_t>> ArenaSizes(const ProgramView& view);
 
 /// The same for a program as it stands (before == after).
 MemoryCost ComputeMemoryCost(const std::vector<std::vector<uint64_t>>& arena_sizes_per_method);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <vector>
@@ -24,15 +25,23 @@ namespace rc = pteshare::runtime_check;
 
 namespace {
 
-// The whole file in memory; operator new aligns it enough for the checker.
-// (A loader that has the program mapped already passes that memory.)
+// The file in memory; operator new aligns it enough for the checker. (A
+// loader that has the program mapped already passes that memory.) Only the
+// first 64 KiB are read until the identifier says it is a program (or a
+// bundle): a 2 GB file of something else is refused without reading it.
 bool ReadFile(const char* path, std::vector<uint8_t>* bytes) {
   std::FILE* file = std::fopen(path, "rb");
   if (file == nullptr) return false;
   uint8_t chunk[1 << 16];
   size_t n = 0;
+  bool first = true;
   while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
     bytes->insert(bytes->end(), chunk, chunk + n);
+    if (first && (n < 8 || (std::memcmp(chunk + 4, "ET12", 4) != 0 &&
+                            std::memcmp(chunk + 4, "BP08", 4) != 0))) {
+      break;  // the checker says what it is not
+    }
+    first = false;
   }
   const bool ok = std::ferror(file) == 0;
   std::fclose(file);

@@ -170,6 +170,31 @@ TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
   }
 }
 
+// No good rewrite may start failing a check: every corpus program that
+// rewrites (--share-auto; most have nothing to share and are replanned)
+// passes verify and the loader-side self-check wherever its input passed.
+TEST(VerifyCommand, EveryRewrittenCorpusProgramStillVerifies) {
+  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to rewrite";
+  testing::TempDir dir;
+  size_t rewritten = 0;
+  for (const auto& path : files) {
+    const std::string out = (dir / path.filename().string()).string();
+    if (RunTool("pteshare", {"rewrite", path.string(), "--share-auto", "-o", out}).exit_status !=
+        0) {
+      continue;  // refused inputs (not programs) have their own tests
+    }
+    ++rewritten;
+    const int input_status = RunTool("pteshare", {"verify", path.string()}).exit_status;
+    CommandOutput verify = RunTool("pteshare", {"verify", out});
+    if (input_status == 0) {
+      EXPECT_EQ(verify.exit_status, 0) << path << "\n" << verify.out;
+    }
+    EXPECT_EQ(RunTool("pteshare-selfcheck", {out}).exit_status, 0) << path;
+  }
+  EXPECT_EQ(rewritten, testing::CorpusManifestTotals().programs);
+}
+
 }  // namespace
 }  // namespace pteshare
 

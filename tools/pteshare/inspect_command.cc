@@ -10,6 +10,7 @@
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
+#include "tools/pteshare/plan_report.h"
 
 namespace pteshare::cli {
 namespace {
@@ -159,6 +160,8 @@ void PrintJson(const std::string& path, const ProgramView& view) {
     json.EndObject();
   }
   json.EndArray();
+  // What the arenas cost as they stand (before == after).
+  WriteMemoryJson(json, ComputeMemoryCost(ArenaSizes(view)));
   json.EndObject();
   PrintJsonDocument(json.str());
 }

@@ -101,12 +101,7 @@ int RunPlot(const PlotArgs& args) {
   if (outcome.input) {
     std::printf("%s", MemoryText(view, ComputeMemoryCost(outcome.input->plan), "  ").c_str());
   } else {
-    std::vector<std::vector<uint64_t>> sizes;
-    for (const MethodView& m : view.methods) {
-      sizes.emplace_back();
-      for (const Arena& a : m.arenas) sizes.back().push_back(a.size);
-    }
-    std::printf("%s", MemoryText(view, ComputeMemoryCost(sizes), "  ").c_str());
+    std::printf("%s", MemoryText(view, ComputeMemoryCost(ArenaSizes(view)), "  ").c_str());
   }
   return outcome.exit_status;
 }
