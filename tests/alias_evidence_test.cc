@@ -27,6 +27,16 @@ fs::path Synth(const TempDir& dir, const std::string& name, std::vector<std::str
   return path;
 }
 
+// pte-synth's LLM rewritten with --share-auto: a good file to plant into.
+fs::path SharedLlm(const TempDir& dir, std::vector<std::string> extra = {}) {
+  const fs::path good = dir / "good.pte";
+  CommandOutput out =
+      RunTool("pteshare", {"rewrite", Synth(dir, "llm.pte", std::move(extra)).string(),
+                           "--share-auto", "-o", good.string()});
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+  return good;
+}
+
 // Where a tensor's memory_offset_low is stored in the file.
 uint64_t OffsetFieldAt(const OpenedProgram& opened, const TensorValue& t) {
   const auto* table = reinterpret_cast<const flatbuffers::Table*>(t.table->allocation_info());
@@ -100,11 +110,7 @@ TEST(AliasEvidence, UnnamedLlmIsPairedRewrittenAndConfirmedByBothCheckers) {
 
 TEST(AliasEvidence, ScratchPlantedInsideADecodeCacheIsAnIntruderEverywhere) {
   TempDir dir;
-  const fs::path good = dir / "good.pte";
-  ASSERT_EQ(RunTool("pteshare", {"rewrite", Synth(dir, "llm.pte").string(), "--share-auto", "-o",
-                                 good.string()})
-                .exit_status,
-            0);
+  const fs::path good = SharedLlm(dir);
   const fs::path bad = dir / "bad.pte";
   Plant(good, bad, "decode", Scratch);
   CommandOutput verify = RunTool("pteshare", {"verify", bad.string()});
@@ -124,11 +130,7 @@ TEST(AliasEvidence, ScratchPlantedInsideADecodeCacheIsAnIntruderEverywhere) {
 
 TEST(AliasEvidence, MethodInputPlantedInsideACacheIsAnIntruder) {
   TempDir dir;
-  const fs::path good = dir / "good.pte";
-  ASSERT_EQ(RunTool("pteshare", {"rewrite", Synth(dir, "llm.pte").string(), "--share-auto", "-o",
-                                 good.string()})
-                .exit_status,
-            0);
+  const fs::path good = SharedLlm(dir);
   const fs::path bad = dir / "bad.pte";
   Plant(good, bad, "decode", [](const MethodView& m) -> const TensorValue& {
     const int32_t input = m.plan->inputs()->Get(0);  // tokens
@@ -144,11 +146,7 @@ TEST(AliasEvidence, MethodInputPlantedInsideACacheIsAnIntruder) {
 
 TEST(AliasEvidence, DeviceActivationAtTheStartOfTheDeviceFrontIsAnIntruder) {
   TempDir dir;
-  const fs::path good = dir / "good.pte";
-  ASSERT_EQ(RunTool("pteshare", {"rewrite", Synth(dir, "llm.pte", {"--device-arena"}).string(),
-                                 "--share-auto", "-o", good.string()})
-                .exit_status,
-            0);
+  const fs::path good = SharedLlm(dir, {"--device-arena"});
   Result<OpenedProgram> opened = OpenProgram(good);
   ASSERT_TRUE(opened.ok());
   const MethodView& decode = *opened->view.method("decode");
