@@ -127,3 +127,22 @@ TEST(SelfCheck, EveryCorpusFileLoadsOrIsRefusedClearly) {
 
 }  // namespace
 }  // namespace pteshare
+
+namespace pteshare {
+namespace {
+
+// Every program answers --version with the project's version, and the
+// self-check's --help says what it does.
+TEST(SelfCheck, EveryProgramHasVersionAndTheSelfCheckHasHelp) {
+  for (const char* tool : {"pteshare", "pte-synth", "pteshare-selfcheck"}) {
+    testing::CommandOutput out = testing::RunTool(tool, {"--version"});
+    EXPECT_EQ(out.exit_status, 0) << tool << out.err;
+    EXPECT_EQ(out.out, std::string(tool) + " " + PTESHARE_VERSION_FOR_TESTS + "\n") << tool;
+  }
+  testing::CommandOutput help = testing::RunTool("pteshare-selfcheck", {"--help"});
+  EXPECT_EQ(help.exit_status, 0);
+  EXPECT_TRUE(testing::Contains(help.out, "usage: pteshare-selfcheck FILE")) << help.out;
+}
+
+}  // namespace
+}  // namespace pteshare

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
       "  pte-synth llm --layers 32 --device-arena -o big.pte\n"
       "  pte-synth cnn --layers 8 --size 64x64 -o cnn.pte",
       "pte-synth"};
+  app.set_version_flag("--version", std::string("pte-synth ") + PTESHARE_VERSION);
   app.require_subcommand(1);
   std::string out;
   // The exporter's layout by default: padding after the program only up to
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Fail(kExitUsage, std::string(e.what()) + " (see pte-synth --help)");

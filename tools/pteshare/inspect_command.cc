@@ -176,8 +176,11 @@ void AddInspect(CLI::App& app, int& exit_status) {
   CLI::App* cmd = app.add_subcommand(
       "inspect",
       "Show a program's layout: flatbuffer size, slack and segments, then per method its "
-      "instructions, planned tensors, arenas (size and device) and named mutable buffers "
-      "with their placement.");
+      "instructions, planned tensors, arenas (size and device) and mutable buffers (named or "
+      "not) with their placement. Reads only the program part of the file, never the "
+      "weights.\n"
+      "Example: pteshare inspect llm.pte\n"
+      "         pteshare inspect llm.pte --json | jq '.methods[].arenas'");
   cmd->add_option("FILE", args->file, "The .pte file")->required();
   cmd->add_flag("--json", args->json, "Print the same facts as JSON (shape in the README)");
   cmd->callback([args, &exit_status] {

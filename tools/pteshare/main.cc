@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       "Exit status: 0 done; 1 a check failed or no valid plan exists; 2 bad usage or\n"
       "unreadable / invalid input.",
       "pteshare"};
-  app.set_version_flag("--version", "pteshare 0.1.0");
+  app.set_version_flag("--version", std::string("pteshare ") + PTESHARE_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
 

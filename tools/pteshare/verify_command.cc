@@ -223,7 +223,13 @@ void AddVerify(CLI::App& app, int& exit_status) {
       "verify",
       "Check that shared buffers have one placement (arena, offset, size) in every method, that "
       "no other tensor of any method overlaps them, and that every tensor fits its arena. "
-      "Without --share/--share-auto, every named buffer in two or more methods is checked.");
+      "Without --share/--share-auto, every named buffer in two or more methods is checked, and "
+      "unnamed state paired by position (paired_state.K). A tensor inside a shared buffer passes "
+      "only as an alias the program shows (never written, or written only by instructions that "
+      "take the buffer). Exit 0 clean (warnings allowed), 1 findings, 2 unreadable input.\n"
+      "Example: pteshare verify llm-shared.pte\n"
+      "         pteshare verify llm.pte --name prefill:22=k0 --name decode:22=k0 --share k0 "
+      "--json");
   cmd->add_option("FILE", args->file, "The .pte file")->required();
   args->share.AddTo(cmd);
   cmd->add_flag("--json", args->json, "Print the report as JSON (shape in the README)");
