@@ -30,8 +30,12 @@ TEST(ProgramView, EveryCorpusProgramMatchesTheManifest) {
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row.file);
     Result<OpenedProgram> opened = OpenProgram(SharedDir() / "corpus" / row.file);
+    if (row.identifier == "BP08") {  // the program inside: bundle_test.cc
+      ASSERT_TRUE(opened.ok()) << opened.error().message;
+      continue;
+    }
     if (row.identifier != "ET12") {
-      // Bundled programs, the 2023 ET02 file, ZIP archives: refused, clearly.
+      // The 2023 ET02 file, ZIP archives: refused, clearly.
       ASSERT_FALSE(opened.ok());
       EXPECT_FALSE(opened.error().message.empty());
       continue;
