@@ -320,6 +320,8 @@ TEST(Journal, ReaderWithoutWritePermissionIsToldTheTruth) {
   Result<OpenedProgram> as_root = OpenProgram(crashed);  // and the owner recovers it
   ASSERT_TRUE(as_root.ok()) << as_root.error().message;
   EXPECT_NE(as_root->notice.find("rolled back"), std::string::npos);
+}
+
 // A 12 KiB file whose bytes say where they came from; a journal that opens a
 // 4096-byte gap at 4096 and writes one range across it.
 std::string Numbered(size_t n) {
