@@ -44,7 +44,9 @@ TEST(PteFile, MapsEveryCorpusProgramReadOnly) {
     const uint64_t expected =
         file->bundle() ? file->bundle()->program_size : std::filesystem::file_size(path);
     EXPECT_EQ(file->bytes().size(), expected);
-    if (file->bundle()) EXPECT_EQ(file->bundle_bytes().size(), std::filesystem::file_size(path));
+    if (file->bundle()) {
+      EXPECT_EQ(file->bundle_bytes().size(), std::filesystem::file_size(path));
+    }
     EXPECT_EQ(file->program_bytes().size(), file->layout().program_size);
     EXPECT_TRUE(file->mutable_bytes().empty()) << "read-only mapping must not be writable";
   }
