@@ -509,7 +509,7 @@ TEST(AliasCheck, NotAProgramGivesOneFinding) {
       {"abc", "the buffer is 3 bytes, too small"},
       {std::string("PK\x03\x04....rest", 12), "ZIP archive"},
       {std::string("\x10\0\0\0BP08", 8) + std::string(64, '\0'),
-       "bundled program: the bundle's flatbuffer"},
+       "bundled program: it holds no program bytes"},
       {std::string("\x10\0\0\0ET12eh00", 12) + std::string(64, '\0'), "extended header length 0"},
       // Root offset past the end.
       {std::string("\xf0\0\0\0ET12", 8) + std::string(64, '\0'), "fails FlatBuffers verification"},
