@@ -47,6 +47,12 @@ fbs::Offset<fbs::Vector<T>> CopyScalars(fbs::FlatBufferBuilder& out, const fbs::
 
 Result<fbs::Offset<void>> CopyValueBody(fbs::FlatBufferBuilder& out, const b::Value& value,
                                         const std::string& where) {
+  // The verifier accepts a union type whose value is absent; there is
+  // nothing to copy then, and a reader would find no table.
+  if (value.val_type() != b::ValueUnion::NONE && value.val() == nullptr) {
+    return Error{"bundled program: " + where + " has value type " +
+                 std::to_string(static_cast<int>(value.val_type())) + " but no value"};
+  }
   switch (value.val_type()) {
     case b::ValueUnion::NONE:
       return fbs::Offset<void>(0);
@@ -138,6 +144,10 @@ bool SameBytes(const fbs::Vector<T>* old_vector, const fbs::Vector<T>* new_vecto
 
 bool SameValue(const b::Value& old_value, const b::Value& new_value) {
   if (old_value.val_type() != new_value.val_type()) return false;
+  // NONE says nothing (a body stored with it is meaningless and not copied).
+  if (old_value.val_type() == b::ValueUnion::NONE) return true;
+  if ((old_value.val() == nullptr) != (new_value.val() == nullptr)) return false;
+  if (old_value.val() == nullptr) return true;
   switch (old_value.val_type()) {
     case b::ValueUnion::Tensor: {
       const b::Tensor &x = *old_value.val_as_Tensor(), &y = *new_value.val_as_Tensor();

@@ -28,6 +28,11 @@ struct BundleSpec {
   bool unknown_int_field = false;
   /// Nonzero: the input's union type code, one the schema does not know.
   uint8_t unknown_value_type = 0;
+  /// The input says it is a tensor but holds no value (the verifier lets
+  /// that through).
+  bool tensor_without_value = false;
+  /// The input's type is NONE but a tensor body is stored with it.
+  bool none_with_body = false;
   /// Added to the input tensor's first data byte (to tell bundles apart).
   uint8_t data_bias = 0;
 };
@@ -52,8 +57,9 @@ inline std::vector<uint8_t> MakeBundle(std::span<const uint8_t> program,
         bf::CreateTensor(fbb, fb::ScalarType::FLOAT, sizes_vector, data_vector, dim_vector);
     const auto type = spec.unknown_value_type != 0
                           ? static_cast<bf::ValueUnion>(spec.unknown_value_type)
-                          : bf::ValueUnion::Tensor;
-    inputs.push_back(bf::CreateValue(fbb, type, tensor.Union()));
+                      : spec.none_with_body ? bf::ValueUnion::NONE
+                                            : bf::ValueUnion::Tensor;
+    inputs.push_back(bf::CreateValue(fbb, type, spec.tensor_without_value ? 0 : tensor.Union()));
   }
   {
     flatbuffers::Offset<bf::Int> answer;

@@ -14,6 +14,7 @@
 #include "rewriter/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tests/bundle_fixtures.h"
+#include "tests/fuzz/bundle_properties.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -166,6 +167,33 @@ TEST(BundleBuilder, AValueTypeTheSchemaDoesNotKnowIsRefused) {
             "which this schema does not know (a newer bundle format?)");
 }
 
+// Found by fuzz_read_bundle: a union type without its value passes the
+// verifier; the copy must refuse it, not follow a null table.
+TEST(BundleBuilder, AValueTypeWithoutAValueIsRefused) {
+  BundleSpec spec;
+  spec.tensor_without_value = true;
+  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
+  ASSERT_TRUE(ReadBundle(bundle).ok());
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_EQ(rebuilt.error().message,
+            "bundled program: test suite 0 (forward), test case 0, input 0 has value type 1 but "
+            "no value");
+  EXPECT_TRUE(CheckTestCasesKept(bundle, bundle).ok());  // compared without following it
+}
+
+// Found by fuzz_read_bundle: a NONE value with a body stored beside it is
+// copied as NONE (the body means nothing) and compares equal.
+TEST(BundleBuilder, ANoneValueWithABodyIsKeptAsNone) {
+  BundleSpec spec;
+  spec.none_with_body = true;
+  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+  Status kept = CheckTestCasesKept(bundle, *rebuilt);
+  EXPECT_TRUE(kept.ok()) << kept.error().message;
+}
+
 // ---- Malformed bundles -------------------------------------------------------------
 
 TEST(MalformedBundle, TruncatedFailsVerificationBeforeAnyOffsetIsUsed) {
@@ -258,6 +286,38 @@ TEST(MalformedBundle, ReadWriteOpenIsRefused) {
   Result<PteFile> file = PteFile::Open(dir / "b.bpte", PteFile::Mode::kReadWrite);
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.error().message.find("rewritten as a new file"), std::string::npos);
+}
+
+// The fuzz target's properties (tests/fuzz/bundle_properties.h) hold on the
+// real bundles, on bundles made here and on the malformed ones above.
+TEST(BundleFuzzProperties, HoldOnRealMadeAndMalformedBundles) {
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const fs::path& path : CorpusBundles()) inputs.push_back(FileBytes(path));
+  std::vector<uint8_t> program =
+      testing::SharedDir().empty() ? std::vector<uint8_t>(256, 'x') : SmallProgram();
+  inputs.push_back(MakeBundle(program));
+  BundleSpec unknown_field;
+  unknown_field.unknown_int_field = true;
+  inputs.push_back(MakeBundle(program, unknown_field));
+  BundleSpec no_program;
+  no_program.with_program = false;
+  inputs.push_back(MakeBundle({}, no_program));
+  BundleSpec without_value;
+  without_value.tensor_without_value = true;
+  inputs.push_back(MakeBundle(program, without_value));
+  BundleSpec none_with_body;
+  none_with_body.none_with_body = true;
+  inputs.push_back(MakeBundle(program, none_with_body));
+  std::vector<uint8_t> truncated = MakeBundle(program);
+  truncated.resize(truncated.size() / 2);
+  inputs.push_back(truncated);
+  for (const std::vector<uint8_t>& bytes : inputs) {
+    try {
+      fuzz::CheckReadBundle(bytes);
+    } catch (const fuzz::PropertyViolation& v) {
+      ADD_FAILURE() << v.what;
+    }
+  }
 }
 
 }  // namespace
