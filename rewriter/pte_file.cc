@@ -75,6 +75,9 @@ Result<std::unique_ptr<PteFile::Snapshot>> PteFile::ReadSnapshot(const fs::path&
       program_size != 0 && header.ok() && header->present) {
     program_size = header->program_size;
   }
+  // A bundle is one flatbuffer with the program's segments inside it: all
+  // of it is needed (and a bundle past the limit is refused unread).
+  if (IsBundle({snapshot->data(), read})) program_size = size;
   if (program_size >= FLATBUFFERS_MAX_BUFFER_SIZE) program_size = 0;
   program_size = std::min<uint64_t>(program_size, size);
   if (program_size > read) {
@@ -113,6 +116,14 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
     file.snapshot_ = std::move(snapshot).value();
     file.data_ = file.snapshot_->data();
     file.size_ = file.snapshot_->size;
+    if (IsBundle(file.bytes())) {
+      Result<BundleInfo> bundle = ReadBundle(file.bytes());
+      if (!bundle.ok()) return bundle.error();
+      file.bundle_ = *bundle;
+      // From here on the file is the program inside the bundle.
+      file.data_ += bundle->program_offset;
+      file.size_ = static_cast<size_t>(bundle->program_size);
+    }
   } else {
     try {
       file.mapping_ = std::make_unique<bip::file_mapping>(path.c_str(), bip::read_write);
@@ -123,15 +134,28 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
     }
     file.data_ = static_cast<uint8_t*>(file.region_->get_address());
     file.size_ = file.region_->get_size();
+    if (IsBundle(file.bytes())) {
+      return Error{
+          "is a bundled program, which is never patched through a mapping: it is rewritten as a "
+          "new file"};
+    }
     // Only the flatbuffer is read; tell the kernel not to read ahead into
     // the segments.
     file.region_->advise(bip::mapped_region::advice_random);
   }
 
   Result<PteLayout> layout = ReadPteLayout(file.bytes(), &file.program_);
-  if (!layout.ok()) return layout.error();
+  if (!layout.ok()) {
+    if (file.bundle_) return Error{"the program inside the bundle: " + layout.error().message};
+    return layout.error();
+  }
   file.layout_ = std::move(layout).value();
   return file;
+}
+
+std::span<const uint8_t> PteFile::bundle_bytes() const {
+  if (!bundle_) return {};
+  return {data_ - bundle_->program_offset, static_cast<size_t>(bundle_->file_size)};
 }
 
 std::span<uint8_t> PteFile::mutable_bytes() {

@@ -10,12 +10,20 @@
 // snapshot, never SIGBUS. Segment bytes are not in the snapshot: the writer
 // copies them from the file itself.
 // Read-write: the file is memory-mapped through Boost.Interprocess.
+//
+// A bundled program (.bpte, bundle.h) is read whole (its flatbuffer holds
+// the program's segments too, and is verified before its offsets are
+// used); the PteFile is then the program inside: bytes(), layout() and
+// program() describe that program, bundle() says where it lies. Bundles
+// open read-only only: they are rewritten as a new file (bundle_writer.h).
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 
+#include "rewriter/bundle.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/result.h"
 
@@ -50,6 +58,10 @@ class PteFile {
   const PteLayout& layout() const { return layout_; }
   /// The verified root table; valid while this PteFile lives.
   const fb::Program* program() const { return program_; }
+  /// Set when the file is a bundle and this is the program inside it.
+  const std::optional<BundleInfo>& bundle() const { return bundle_; }
+  /// The whole bundle file (empty when the file is no bundle).
+  std::span<const uint8_t> bundle_bytes() const;
 
   /// Writes dirty pages back and waits for them (msync); kReadWrite only.
   Status Flush();
@@ -69,6 +81,7 @@ class PteFile {
   size_t size_ = 0;
   PteLayout layout_;
   const fb::Program* program_ = nullptr;
+  std::optional<BundleInfo> bundle_;
 };
 
 }  // namespace pteshare

@@ -13,8 +13,7 @@
 #include "rewriter/file_io.h"
 #include "rewriter/gap_writes.h"
 #include "rewriter/journal.h"
-#include "rewriter/output_target.h"
-#include "rewriter/pending_file.h"
+#include "rewriter/new_file.h"
 #include "rewriter/rewrite_check.h"
 
 namespace pteshare {
@@ -71,43 +70,20 @@ Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const
   return CheckRewrittenFile(mapping->bytes(), before, patch, plan);
 }
 
-// The new file is built without a name (pending_file.h) and renamed over
-// OUT (or linked as OUT when the name is new) only once it is complete,
-// durable and checked; a replaced file keeps its owner, group and mode.
+// The new file is built as new_file.h builds every new file: without a
+// name, checked, then linked as OUT or renamed over it.
 Status WriteCopyTo(int source_fd, const PteLayout& before, const PatchSet& patch, const Plan& plan,
                    const fs::path& out, const WriteOptions& options) {
-  Result<OutputTarget> target = InspectOutput(out);
-  if (!target.ok())
-    return Error{"refusing to write " + out.string() + ": it " + target.error().message};
-  struct stat source;
-  if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
-  const unsigned mode = target->replaced ? target->replaced->mode : source.st_mode & 01777;
-  CleanAbandonedTemps(target->path);
-  Result<PendingFile> temp = PendingFile::Create(target->path, mode);
-  if (!temp.ok()) return temp.error();
-  const int fd = temp->fd();
-  if (target->replaced) {
-    Status kept = Preserve(fd, *target->replaced);
-    if (!kept.ok()) return kept;
-  }
-  Say(options, false, "writing a new file for " + target->path.string());
-  Status ok = Truncate(fd, patch.new_file_size);
-  if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options);
-  if (ok.ok()) ok = WriteAll(fd, patch.AllWrites(), /*crash_points=*/false);
-  if (ok.ok()) ok = SyncFile(fd);
-  if (!ok.ok()) return Error{"writing the new file failed: " + ok.error().message};
-  Status checked = CheckOnDisk(fd, before, patch, plan);
-  if (!checked.ok()) return Error{"refusing to finish: " + checked.error().message};
-  // What is at OUT now must still be what was checked above.
-  Result<OutputTarget> now = InspectOutput(target->path);
-  if (!now.ok() || now->replaced.has_value() != target->replaced.has_value()) {
-    return Error{"refusing to write " + out.string() + ": it changed while the new file was built"};
-  }
-  MaybeCrashAt("before-publish");
-  Status published = temp->Publish(/*replace=*/target->replaced.has_value());
-  if (!published.ok()) return published;
-  Say(options, false, "renamed over " + target->path.string());
-  return Status::Ok();
+  NewFileSteps steps;
+  steps.fill = [&](int fd) {
+    Status ok = Truncate(fd, patch.new_file_size);
+    if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options);
+    if (ok.ok()) ok = WriteAll(fd, patch.AllWrites(), /*crash_points=*/false);
+    return ok;
+  };
+  steps.check = [&](int fd) { return CheckOnDisk(fd, before, patch, plan); };
+  steps.say = [&](const std::string& line) { Say(options, false, line); };
+  return WriteNewFile(out, source_fd, steps);
 }
 
 // The journal: old and new bytes of every write, before any write happens.

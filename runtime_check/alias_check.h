@@ -20,7 +20,9 @@
 //
 // The bytes may be hostile: the checker finds the flatbuffer itself (the
 // optional `eh00` extended header gives its size), runs the FlatBuffers
-// verifier over it and checks every number before using it. A bad program
+// verifier over it and checks every number before using it. A bundled
+// program (.bpte, identifier BP08) may be passed as it is: its flatbuffer is
+// verified and the program inside it is checked. A bad program
 // gives findings, never a crash. Nothing is printed and nothing is thrown;
 // everything comes back in the Report.
 //

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "bundle_bytes.h"
+
 #include "runtime_check/findings.h"
 
 namespace pteshare::runtime_check::internal {
@@ -89,10 +91,31 @@ bool ProgramSize(const uint8_t* bytes, size_t size, uint64_t* program_size, std:
   return true;
 }
 
+// The ET12 program [bytes, bytes + size) (a bundle is not accepted here, so
+// bundles nested in bundles cannot make LocateProgram recurse).
+const fb::Program* LocatePlainProgram(const uint8_t* bytes, size_t size, std::string* problem);
+
 }  // namespace
 
 const fb::Program* LocateProgram(const void* data, size_t size, std::string* problem) {
   const auto* bytes = static_cast<const uint8_t*>(data);
+  // A bundled program (.bpte): the program it holds is what a loader runs
+  // (after the bundle's own flatbuffer is verified, bundle_bytes.h).
+  if (bytes != nullptr && bundle::HasBundleIdentifier(bytes, size) &&
+      reinterpret_cast<uintptr_t>(bytes) % C::kRequiredAlignment == 0) {
+    bundle::BundleContents contents;
+    if (!bundle::LocateBundledProgram(bytes, size, &contents, problem)) return nullptr;
+    const fb::Program* inner =
+        LocatePlainProgram(bytes + contents.program_offset, contents.program_size, problem);
+    if (inner == nullptr) *problem = "the program inside the bundle: " + *problem;
+    return inner;
+  }
+  return LocatePlainProgram(bytes, size, problem);
+}
+
+namespace {
+
+const fb::Program* LocatePlainProgram(const uint8_t* bytes, size_t size, std::string* problem) {
   if (bytes == nullptr || size == 0) {
     *problem = "the buffer is empty";
     return nullptr;
@@ -138,4 +161,5 @@ const fb::Program* LocateProgram(const void* data, size_t size, std::string* pro
   return fb::GetProgram(bytes);
 }
 
+}  // namespace
 }  // namespace pteshare::runtime_check::internal

@@ -7,6 +7,9 @@
 //             magic), program_size (uint64 LE), segment_base_offset, ...
 //   [0, program_size)  the flatbuffer; the whole buffer when there is no
 //             extended header
+// A bundled program (identifier BP08, .bpte) is accepted too: its own
+// flatbuffer is verified, then the program it holds is located and read as
+// above (schema/bundle_bytes.h).
 #ifndef PTESHARE_RUNTIME_CHECK_PROGRAM_BYTES_H_
 #define PTESHARE_RUNTIME_CHECK_PROGRAM_BYTES_H_
 
@@ -30,8 +33,8 @@ struct PteConstants {
   static constexpr size_t kRequiredAlignment = 8;
 };
 
-/// The verified root table, or nullptr with `*problem` saying what is wrong
-/// and with which numbers.
+/// The verified root table (of the bundle's program, for a bundle), or
+/// nullptr with `*problem` saying what is wrong and with which numbers.
 const fb::Program* LocateProgram(const void* data, size_t size, std::string* problem);
 
 }  // namespace pteshare::runtime_check::internal

@@ -3,6 +3,8 @@
 //
 //   pteshare-selfcheck FILE [SHARED_NAME...]
 //
+// FILE may be a bundled program (.bpte): the program inside is checked.
+//
 // With no names, every named mutable buffer found in two or more methods
 // must be shared. Exit status: 0 the sharing holds, 1 it does not, 2 the
 // file cannot be read.

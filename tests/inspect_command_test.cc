@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tests/bundle_fixtures.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -55,10 +56,12 @@ TEST(InspectCommand, WorksOnEveryCorpusFile) {
     EXPECT_EQ(out.err.find("pteshare: " + path.string() + ": "), 0u) << out.err;
     EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
   }
-  // Bundled programs, the ET02 file, ZIP archives and placeholders are refused.
+  // Programs and bundled programs are read; the ET02 file, ZIP archives and
+  // placeholders are refused.
   const testing::ManifestTotals totals = testing::CorpusManifestTotals();
-  EXPECT_EQ(ok, totals.programs);
-  EXPECT_EQ(refused, totals.not_programs);
+  const size_t bundles = testing::CorpusBundleCount();
+  EXPECT_EQ(ok, totals.programs + bundles);
+  EXPECT_EQ(refused, totals.not_programs - bundles);
 }
 
 TEST(InspectCommand, MissingFileIsExitTwo) {

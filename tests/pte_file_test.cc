@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/bundle_fixtures.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -39,11 +40,17 @@ TEST(PteFile, MapsEveryCorpusProgramReadOnly) {
     Result<PteFile> file = PteFile::Open(path);
     if (!file.ok()) continue;
     ++opened;
-    EXPECT_EQ(file->bytes().size(), std::filesystem::file_size(path));
+    // A bundle's PteFile is the program inside it.
+    const uint64_t expected =
+        file->bundle() ? file->bundle()->program_size : std::filesystem::file_size(path);
+    EXPECT_EQ(file->bytes().size(), expected);
+    if (file->bundle()) {
+      EXPECT_EQ(file->bundle_bytes().size(), std::filesystem::file_size(path));
+    }
     EXPECT_EQ(file->program_bytes().size(), file->layout().program_size);
     EXPECT_TRUE(file->mutable_bytes().empty()) << "read-only mapping must not be writable";
   }
-  EXPECT_EQ(opened, testing::CorpusManifestTotals().programs);
+  EXPECT_EQ(opened, testing::CorpusManifestTotals().programs + testing::CorpusBundleCount());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rewriter/open_program.h"
+#include "rewriter/patched_bytes.h"
 #include "rewriter/patcher.h"
 #include "rewriter/planner.h"
 #include "tests/builder/operators.h"
@@ -99,20 +100,12 @@ inline Plan PlanSharing(const ProgramView& view, std::vector<std::string> names 
   return input.ok() ? input->plan : Plan{};
 }
 
-/// The file `patch` describes, built in memory as the writer builds it.
+/// The file `patch` describes, built in memory (patched_bytes.h), which the
+/// writer tests compare with what the writers put on disk.
 inline std::vector<uint8_t> ApplyPatch(const std::vector<uint8_t>& in, const PatchSet& patch) {
-  std::vector<uint8_t> out(patch.new_file_size, 0);
-  if (!patch.segments_move()) {
-    std::copy(in.begin(), in.end(), out.begin());
-  } else {
-    std::copy(in.begin(), in.begin() + patch.old_program_size, out.begin());
-    std::copy(in.begin() + patch.old_segment_base_offset, in.end(),
-              out.begin() + patch.new_segment_base_offset);
-  }
-  for (const ByteOverwrite& w : patch.AllWrites()) {
-    std::copy(w.bytes.begin(), w.bytes.end(), out.begin() + w.offset);
-  }
-  return out;
+  Result<std::vector<uint8_t>> out = ApplyPatchInMemory(in, patch);
+  EXPECT_TRUE(out.ok()) << out.error().message;
+  return out.ok() ? std::move(out).value() : std::vector<uint8_t>{};
 }
 
 /// Offsets where `a` and `b` differ (over the longer of the two).

@@ -1,5 +1,5 @@
-# Writes the fuzz seeds into SEED_DIR: every program of CORPUS_DIR up to
-# 64 KiB (larger ones would slow every execution for little new coverage;
+# Writes the fuzz seeds into SEED_DIR: every program and bundled program of
+# CORPUS_DIR up to 64 KiB (larger ones would slow every execution for little new coverage;
 # libFuzzer's default -max_len is the largest seed), and small pte-synth
 # programs covering each shape the tool handles: shared caches at different
 # offsets, a device arena, the legacy shared arena, unnamed caches, a CNN
@@ -9,7 +9,7 @@ file(REMOVE_RECURSE ${SEED_DIR})
 file(MAKE_DIRECTORY ${SEED_DIR})
 
 set(max_seed_bytes 65536)
-file(GLOB corpus_files ${CORPUS_DIR}/*.pte)
+file(GLOB corpus_files ${CORPUS_DIR}/*.pte ${CORPUS_DIR}/*.bpte)
 set(copied 0)
 foreach(f ${corpus_files})
   file(SIZE ${f} bytes)

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rewriter/open_program.h"
+#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
@@ -36,11 +37,16 @@ MethodSummary Summarize(const MethodView& method) {
   return s;
 }
 
-void PrintText(const std::string& path, const ProgramView& view) {
+void PrintText(const std::string& path, const PteFile& file, const ProgramView& view) {
   const PteLayout& layout = view.layout;
-  std::printf("%s: ET12 program, %zu method%s\n", path.c_str(), view.methods.size(),
+  std::fputs(BundleLine(path, file).c_str(), stdout);
+  std::printf("%s: ET12 program%s, %zu method%s\n", path.c_str(),
+              file.bundle() ? " (inside the bundle)" : "", view.methods.size(),
               view.methods.size() == 1 ? "" : "s");
-  std::printf("  file        %s bytes\n", Grouped(layout.file_size).c_str());
+  // For a bundle, the sizes below are its program's (the bundle line says
+  // where it lies).
+  std::printf("  %s %s bytes\n", file.bundle() ? "program    " : "file       ",
+              Grouped(layout.file_size).c_str());
   if (layout.header.present) {
     std::printf("  flatbuffer  %s bytes (extended header: %u bytes)\n",
                 Grouped(layout.program_size).c_str(), layout.header.length);
@@ -87,11 +93,13 @@ void PrintText(const std::string& path, const ProgramView& view) {
   }
 }
 
-void PrintJson(const std::string& path, const ProgramView& view) {
+void PrintJson(const std::string& path, const PteFile& file, const ProgramView& view) {
   const PteLayout& layout = view.layout;
   JsonWriter json;
   BeginJsonDocument(json);
   json.Field("file", path);
+  // For a bundle, the sizes and offsets below are those of its program.
+  WriteBundleJson(json, file);
   json.Field("file_size", layout.file_size);
   json.Key("extended_header");
   if (layout.header.present) {
@@ -181,7 +189,8 @@ void AddInspect(CLI::App& app, int& exit_status) {
       "weights.\n"
       "Example: pteshare inspect llm.pte\n"
       "         pteshare inspect llm.pte --json | jq '.methods[].arenas'");
-  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is shown)")
+      ->required();
   cmd->add_flag("--json", args->json, "Print the same facts as JSON (shape in the README)");
   cmd->callback([args, &exit_status] {
     std::optional<OpenedProgram> opened = OpenInput(args->file);
@@ -190,9 +199,9 @@ void AddInspect(CLI::App& app, int& exit_status) {
       return;
     }
     if (args->json) {
-      PrintJson(args->file, opened->view);
+      PrintJson(args->file, opened->file, opened->view);
     } else {
-      PrintText(args->file, opened->view);
+      PrintText(args->file, opened->file, opened->view);
     }
     exit_status = kExitOk;
   });

@@ -5,6 +5,7 @@
 // passed it. Writes nothing.
 #include <cstdio>
 
+#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
@@ -30,10 +31,12 @@ int RunPlan(const PlanArgs& args) {
     JsonWriter json;
     BeginJsonDocument(json);
     json.Field("file", args.file);
+    WriteBundleJson(json, opened->file);
     WritePlanJson(json, opened->view, outcome);
     json.EndObject();
     PrintJsonDocument(json.str());
   } else {
+    std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
     PrintPlanText(args.file, opened->view, outcome);
   }
   return outcome.exit_status;
@@ -49,7 +52,8 @@ void AddPlan(CLI::App& app, int& exit_status) {
       "shared buffer goes. Writes nothing. With replan or best (the default) sharing nothing "
       "is allowed: the arenas are just replanned.\n"
       "Example: pteshare plan model.pte --share-auto");
-  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is planned)")
+      ->required();
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   args->planning.compare_strategies = true;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/layout_html.h"
 #include "tools/pteshare/layout_picture.h"
@@ -91,6 +92,7 @@ int RunPlot(const PlotArgs& args) {
     PrintFileError(args.output, written.error());
     return kExitBadInput;
   }
+  std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
   std::printf("%s: wrote %s (%zu panel%s, %zu tensor rectangles", args.file.c_str(),
               args.output.c_str(), stats.panels, stats.panels == 1 ? "" : "s", stats.tensor_rects);
   if (stats.aggregated_tensors > 0) {
@@ -116,7 +118,8 @@ void AddPlot(CLI::App& app, int& exit_status) {
       "--share or --share-auto, the verified plan is drawn next to the input (before | after). "
       "Tensors smaller than a pixel are drawn as a density shade.\n"
       "Example: pteshare plot model.pte --share-auto -o layout.svg");
-  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is drawn)")
+      ->required();
   cmd->add_option("--method", args->method, "Draw only this method");
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "rewriter/bundle_writer.h"
 #include "rewriter/file_io.h"
 #include "rewriter/journal.h"
 #include "rewriter/memory_cost.h"
@@ -113,8 +114,18 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
   return text;
 }
 
+// What became of a bundle: its program rewritten inside, its tests kept.
+std::string BundleSummary(const BundleInfo& bundle, const PatchSet& patch, uint64_t size_after) {
+  if (patch.empty()) return "";
+  return "  bundled program: the program inside rewritten (" + Grouped(patch.old_file_size) +
+         " -> " + Grouped(patch.new_file_size) + " bytes), " + Grouped(bundle.test_cases) +
+         " test case" + (bundle.test_cases == 1 ? "" : "s") + " kept; bundle " +
+         Grouped(bundle.file_size) + " -> " + Grouped(size_after) + " bytes\n";
+}
+
 std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome& outcome,
-                 const PatchSet& patch) {
+                 const PatchSet& patch, const std::optional<BundleInfo>& bundle,
+                 uint64_t bundle_size_after) {
   const Plan& plan = outcome.input->plan;
   JsonWriter json;
   BeginJsonDocument(json);
@@ -141,6 +152,18 @@ std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome&
       .Field("program_size_after", patch.new_program_size)
       .Field("file_size_before", patch.old_file_size)
       .Field("file_size_after", patch.new_file_size);
+  // For a bundle the sizes above are its program's; the bundle's are here.
+  json.Key("bundle");
+  if (bundle) {
+    json.BeginObject()
+        .Field("bundle_size_before", bundle->file_size)
+        .Field("bundle_size_after", bundle_size_after)
+        .Field("test_suites", bundle->test_suites)
+        .Field("test_cases", bundle->test_cases)
+        .EndObject();
+  } else {
+    json.Null();
+  }
   json.Key("plan").BeginObject();
   WritePlanJson(json, view, outcome);
   json.EndObject().EndObject();
@@ -162,11 +185,35 @@ Result<WriterLock> LockForWriting(const std::string& file) {
   return lock;
 }
 
+// A bundle is written as a new file in both modes (bundle_writer.h);
+// `*bundle_size` receives its size.
+Status WriteBundle(const FileJob& job, const std::optional<WriterLock>& lock,
+                   const OpenedProgram& opened, const PatchSet& patch, const Plan& plan,
+                   const WriteOptions& options, uint64_t* bundle_size) {
+  *bundle_size = opened.file.bundle()->file_size;
+  if (job.in_place && patch.empty()) return Status::Ok();
+  std::optional<UniqueFd> source;
+  if (!lock) {
+    Result<UniqueFd> opened_fd = OpenFd(job.file, O_RDONLY);
+    if (!opened_fd.ok()) return opened_fd.error();
+    source.emplace(std::move(opened_fd).value());
+  }
+  const fs::path out = job.in_place ? lock->path() : fs::path(job.out);
+  Result<uint64_t> written = WriteRewrittenBundle(opened.file, lock ? lock->fd() : source->get(),
+                                                  patch, plan, out, options);
+  if (!written.ok()) return written.error();
+  *bundle_size = *written;
+  return Status::Ok();
+}
+
 Status Write(const RewriteArgs& args, const FileJob& job, const std::optional<WriterLock>& lock,
-             const OpenedProgram& opened, const PatchSet& patch, const Plan& plan) {
+             const OpenedProgram& opened, const PatchSet& patch, const Plan& plan,
+             uint64_t* bundle_size) {
   WriteOptions options;
   options.verbose = args.verbose;
   options.progress = [&](const std::string& line) { PrintFileError(job.file, Error{line}); };
+  if (opened.file.bundle())
+    return WriteBundle(job, lock, opened, patch, plan, options, bundle_size);
   const PteLayout& before = opened.file.layout();
   if (job.in_place) {
     if (patch.empty()) return Status::Ok();
@@ -239,15 +286,19 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
     result.exit_status = kExitFindings;
     return Failed(args, result);
   }
-  Status written = Write(args, job, lock, *opened, *patch, plan);
+  uint64_t bundle_size = 0;
+  Status written = Write(args, job, lock, *opened, *patch, plan, &bundle_size);
   if (!written.ok()) {
     PrintFileError(job.in_place ? job.file : job.out, written.error());
     result.exit_status = kExitBadInput;
     return Failed(args, result);
   }
   result.changed = !patch->empty();
-  result.stdout_text = args.json ? Json(job, opened->view, outcome, *patch)
-                                 : Summary(job, opened->view, *outcome.input, *patch, args.verbose);
+  const std::optional<BundleInfo>& bundle = opened->file.bundle();
+  result.stdout_text =
+      args.json ? Json(job, opened->view, outcome, *patch, bundle, bundle_size)
+                : Summary(job, opened->view, *outcome.input, *patch, args.verbose) +
+                      (bundle ? BundleSummary(*bundle, *patch, bundle_size) : std::string());
   if (args.verbose) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -375,10 +426,16 @@ void AddRewrite(CLI::App& app, int& exit_status) {
       "Several inputs are rewritten in parallel (-j), one output each in the folder -o DIR (or "
       "each in place); one failing file does not stop the others, and the exit status is the "
       "worst of them.\n"
+      "A bundled program (.bpte) is rewritten as its program would be, and the bundle is "
+      "serialised again around the result with its test cases kept; it is always written as a "
+      "new file (with --in-place, renamed over FILE).\n"
       "Example: pteshare rewrite llm.pte --share-auto -o llm-shared.pte\n"
       "         pteshare rewrite llm.pte --in-place --share layers.0.attention.kv_cache.k_cache\n"
       "         pteshare rewrite models/*.pte --share-auto -o shared/ -j 4");
-  cmd->add_option("FILE", args->files, "The .pte file(s)")->required();
+  cmd->add_option("FILE", args->files,
+                  "The .pte file(s); a .bpte bundle gets a new bundle around its rewritten "
+                  "program, test cases kept")
+      ->required();
   CLI::Option* out = cmd->add_option("-o,--output", args->out,
                                      "Write the result to OUT (may be FILE; a regular file or a "
                                      "new name, never a device or FIFO); a folder gets "

@@ -26,6 +26,7 @@
 
 #include "rewriter/pte_file.h"
 #include "runtime_check/alias_check.h"
+#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/command_registry.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
@@ -142,7 +143,7 @@ void PrintFinding(JsonWriter& json, const rc::Finding& f) {
   json.EndObject();
 }
 
-void PrintJson(const std::string& path, const rc::Report& report) {
+void PrintJson(const std::string& path, const PteFile& file, const rc::Report& report) {
   JsonWriter json;
   BeginJsonDocument(json);
   json.Field("file", path)
@@ -150,6 +151,7 @@ void PrintJson(const std::string& path, const rc::Report& report) {
       .Field("summary", report.Summary())
       .Field("errors", static_cast<uint64_t>(report.error_count()))
       .Field("warnings", static_cast<uint64_t>(report.warning_count()));
+  WriteBundleJson(json, file);
   json.Key("methods").BeginArray();
   for (const rc::MethodArenas& method : report.methods) {
     json.BeginObject().Field("name", method.name).Field("planned_tensors", method.planned_tensors);
@@ -210,8 +212,9 @@ int RunVerify(const VerifyArgs& args) {
     return kExitBadInput;
   }
   if (args.json) {
-    PrintJson(args.file, report);
+    PrintJson(args.file, *file, report);
   } else {
+    std::fputs(BundleLine(args.file, *file).c_str(), stdout);
     PrintText(args.file, report);
   }
   return report.ok() ? kExitOk : kExitFindings;
@@ -230,7 +233,8 @@ void AddVerify(CLI::App& app, int& exit_status) {
       "Example: pteshare verify llm-shared.pte\n"
       "         pteshare verify llm.pte --name prefill:22=k0 --name decode:22=k0 --share k0 "
       "--json");
-  cmd->add_option("FILE", args->file, "The .pte file")->required();
+  cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is checked)")
+      ->required();
   args->share.AddTo(cmd);
   cmd->add_flag("--json", args->json, "Print the report as JSON (shape in the README)");
   cmd->callback([args, &exit_status] { exit_status = RunVerify(*args); });

@@ -1,0 +1,32 @@
+// NewFile: the safety of `rewrite -o`, for any content. OUT is inspected
+// (output_target.h: a regular file with one name, a new name, or a link
+// followed to one), the new file is built without a name beside it
+// (pending_file.h), filled, fsynced and checked by re-reading it; OUT is
+// inspected again (it must still be what was checked), and only then is
+// the file linked as OUT or renamed over it and the folder fsynced. A
+// replaced file's owner, group and mode are kept. Used for rewritten
+// programs (writer.h) and rewritten bundles (bundle_writer.h).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "rewriter/result.h"
+
+namespace pteshare {
+
+struct NewFileSteps {
+  /// Writes every byte of the new, empty file `fd`.
+  std::function<Status(int fd)> fill;
+  /// Re-reads the complete, synced file and says whether it may stand.
+  std::function<Status(int fd)> check;
+  /// Receives a line per step (may be empty).
+  std::function<void(const std::string&)> say;
+};
+
+/// Writes a new file for `out` (see above). `source_fd`: the input, whose
+/// permission bits a new name gets.
+Status WriteNewFile(const std::filesystem::path& out, int source_fd, const NewFileSteps& steps);
+
+}  // namespace pteshare

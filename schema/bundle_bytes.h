@@ -1,0 +1,102 @@
+// Where the program lies inside a bundled program (.bpte, identifier BP08),
+// found only after the bundle's own flatbuffer has been verified, so no
+// offset of a hostile bundle is trusted. Shared by rewriter/ and
+// runtime_check/ because both must find the same bytes; what they do with
+// them stays their own (C++17, header-only, no exceptions).
+//
+//   [0, 4)   root table offset (uint32 LE)
+//   [4, 8)   identifier "BP08"
+//   the root BundledProgram: version, method_test_suites, program, where
+//   program is a [ubyte] vector holding a whole .pte (flatbuffer and
+//   segments), aligned to 32 by the schema.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "bundled_program_generated.h"
+
+namespace pteshare::bundle {
+
+/// The bundle's layout constants, with their meaning, in one place.
+struct BundleConstants {
+  static constexpr size_t kIdentifierOffset = 4;  // after the root offset
+  static constexpr size_t kMinimumSize = 8;       // root offset + identifier
+  /// The schema's force_align of `program`: the program's own aligned data
+  /// (constant buffers, 16) stays aligned only if its start is.
+  static constexpr size_t kProgramAlignment = 32;
+};
+
+/// A verified bundle and the place of its program, as offsets from the
+/// bundle's first byte.
+struct BundleContents {
+  const BundledProgram* root = nullptr;
+  size_t program_offset = 0;
+  size_t program_size = 0;
+  size_t test_suites = 0;
+  size_t test_cases = 0;  // over all suites
+};
+
+/// Whether bytes [4, 8) say BP08: the first thing checked, so a reader can
+/// tell a bundle from its first bytes.
+inline bool HasBundleIdentifier(const uint8_t* bytes, size_t size) {
+  return size >= BundleConstants::kMinimumSize &&
+         std::memcmp(bytes + BundleConstants::kIdentifierOffset, BundledProgramIdentifier(), 4) ==
+             0;
+}
+
+/// Verifies the bundle [bytes, bytes + size) and finds its program. On
+/// failure returns false with `*problem` saying what is wrong and with which
+/// numbers (one line, no file name).
+inline bool LocateBundledProgram(const uint8_t* bytes, size_t size, BundleContents* out,
+                                 std::string* problem) {
+  if (!HasBundleIdentifier(bytes, size)) {
+    *problem = "not a bundled program: identifier at byte 4 is not 'BP08'";
+    return false;
+  }
+  // The verifier refuses (and asserts on) buffers of 2 GiB and more.
+  if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+    *problem = "bundled program of " + std::to_string(size) +
+               " bytes is beyond the FlatBuffers limit of " +
+               std::to_string(FLATBUFFERS_MAX_BUFFER_SIZE) + " bytes";
+    return false;
+  }
+  // Every table takes at least 4 bytes: this never refuses a real bundle and
+  // keeps a hostile one from making the verifier run for long.
+  const auto max_tables = static_cast<flatbuffers::uoffset_t>(size / 4 + 64);
+  flatbuffers::Verifier verifier(bytes, size, /*max_depth=*/64, max_tables);
+  if (!VerifyBundledProgramBuffer(verifier)) {
+    *problem = "bundled program: the bundle's flatbuffer [0, " + std::to_string(size) +
+               ") fails FlatBuffers verification (corrupt offsets or truncated tables)";
+    return false;
+  }
+  const BundledProgram* root = GetBundledProgram(bytes);
+  const flatbuffers::Vector<uint8_t>* program = root->program();
+  if (program == nullptr || program->size() == 0) {
+    *problem = "bundled program: it holds no program bytes";
+    return false;
+  }
+  const size_t offset = static_cast<size_t>(program->data() - bytes);
+  if (offset % BundleConstants::kProgramAlignment != 0) {
+    *problem = "bundled program: the program bytes start at offset " + std::to_string(offset) +
+               ", not a multiple of " + std::to_string(BundleConstants::kProgramAlignment) +
+               " as the schema aligns them";
+    return false;
+  }
+  out->root = root;
+  out->program_offset = offset;
+  out->program_size = program->size();
+  out->test_suites = 0;
+  out->test_cases = 0;
+  if (const auto* suites = root->method_test_suites()) {
+    out->test_suites = suites->size();
+    for (flatbuffers::uoffset_t i = 0; i < suites->size(); ++i) {
+      if (const auto* cases = suites->Get(i)->test_cases()) out->test_cases += cases->size();
+    }
+  }
+  return true;
+}
+
+}  // namespace pteshare::bundle

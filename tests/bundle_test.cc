@@ -1,0 +1,324 @@
+// Bundled programs (.bpte) in the library: the program found inside a
+// verified bundle (by the reader and by runtime_check), the bundle built
+// again around a program with its test cases kept, and malformed bundles
+// refused with one clear line.
+#include "rewriter/bundle.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "bundle_bytes.h"
+#include "rewriter/bundle_builder.h"
+#include "rewriter/pte_file.h"
+#include "runtime_check/alias_check.h"
+#include "tests/bundle_fixtures.h"
+#include "tests/fuzz/bundle_properties.h"
+#include "tests/test_support.h"
+
+namespace pteshare {
+namespace {
+
+using testing::BundleSpec;
+using testing::MakeBundle;
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> FileBytes(const fs::path& path) {
+  const std::string text = testing::ReadFileBytes(path);
+  return {text.begin(), text.end()};
+}
+
+std::vector<fs::path> CorpusBundles() {
+  std::vector<fs::path> bundles;
+  for (const fs::path& path : testing::CorpusFiles()) {
+    if (path.extension() == ".bpte") bundles.push_back(path);
+  }
+  return bundles;
+}
+
+// A real program to wrap: the smallest one of the corpus.
+std::vector<uint8_t> SmallProgram() {
+  return FileBytes(testing::SharedDir() / "corpus" / "pytorch__executorch__add.pte");
+}
+
+std::string BundleError(const std::vector<uint8_t>& bytes) {
+  Result<BundleInfo> info = ReadBundle(bytes);
+  return info.ok() ? std::string("(read)") : info.error().message;
+}
+
+std::string OpenError(const std::vector<uint8_t>& bytes) {
+  testing::TempDir dir;
+  testing::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
+  Result<PteFile> file = PteFile::Open(dir / "b.bpte");
+  return file.ok() ? std::string("(opened)") : file.error().message;
+}
+
+TEST(Bundle, EveryCorpusBundleOpensAsTheProgramInside) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  const std::vector<fs::path> bundles = CorpusBundles();
+  EXPECT_EQ(bundles.size(), testing::CorpusBundleCount());
+  for (const fs::path& path : bundles) {
+    SCOPED_TRACE(path.filename().string());
+    const std::vector<uint8_t> bytes = FileBytes(path);
+    Result<PteFile> file = PteFile::Open(path);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_TRUE(file->bundle().has_value());
+    const BundleInfo& info = *file->bundle();
+    EXPECT_EQ(info.file_size, bytes.size());
+    EXPECT_EQ(info.program_offset % 32, 0u);
+    EXPECT_GT(info.test_cases, 0u);
+    EXPECT_EQ(file->bundle_bytes().size(), bytes.size());
+    // bytes() are the program, exactly the vector's contents.
+    const std::vector<uint8_t> inner(bytes.begin() + info.program_offset,
+                                     bytes.begin() + info.program_offset + info.program_size);
+    EXPECT_EQ(std::vector<uint8_t>(file->bytes().begin(), file->bytes().end()), inner);
+    EXPECT_EQ(file->layout().file_size, info.program_size);
+    EXPECT_NE(file->program(), nullptr);
+  }
+}
+
+TEST(Bundle, RuntimeCheckReadsTheProgramInside) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  for (const fs::path& path : CorpusBundles()) {
+    const std::vector<uint8_t> bytes = FileBytes(path);
+    runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
+    EXPECT_TRUE(report.readable()) << path << ": " << report.Summary();
+    EXPECT_TRUE(report.ok()) << path << ": " << report.Summary();
+    EXPECT_FALSE(report.methods.empty()) << path;
+  }
+}
+
+TEST(BundleBuilder, CorpusBundleRebuiltAroundItsProgramKeepsEveryTestCase) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  for (const fs::path& path : CorpusBundles()) {
+    SCOPED_TRACE(path.filename().string());
+    const std::vector<uint8_t> bytes = FileBytes(path);
+    Result<BundleInfo> info = ReadBundle(bytes);
+    ASSERT_TRUE(info.ok()) << info.error().message;
+    const std::span<const uint8_t> program = ProgramInBundle(bytes, *info);
+    Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bytes, program);
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+    Status kept = CheckTestCasesKept(bytes, *rebuilt);
+    EXPECT_TRUE(kept.ok()) << kept.error().message;
+    Result<BundleInfo> again = ReadBundle(*rebuilt);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(again->test_cases, info->test_cases);
+    EXPECT_EQ(again->version, info->version);
+    const std::span<const uint8_t> inner = ProgramInBundle(*rebuilt, *again);
+    EXPECT_TRUE(std::equal(inner.begin(), inner.end(), program.begin(), program.end()));
+    // Deterministic, and a fixed point: rebuilding the result gives it back.
+    Result<std::vector<uint8_t>> twice = RebuildBundle(*rebuilt, inner);
+    ASSERT_TRUE(twice.ok());
+    EXPECT_EQ(*twice, *rebuilt);
+  }
+}
+
+TEST(BundleBuilder, ANewProgramIsWrappedWithTheSameTests) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram());
+  std::vector<uint8_t> other =
+      FileBytes(testing::SharedDir() / "corpus" /
+                "pytorch__executorch__extension_module_test_resources_model.pte");
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, other);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+  EXPECT_TRUE(CheckTestCasesKept(bundle, *rebuilt).ok());
+  Result<BundleInfo> info = ReadBundle(*rebuilt);
+  ASSERT_TRUE(info.ok());
+  const std::span<const uint8_t> inner = ProgramInBundle(*rebuilt, *info);
+  EXPECT_EQ(std::vector<uint8_t>(inner.begin(), inner.end()), other);
+}
+
+TEST(BundleBuilder, AChangedTestValueIsCaught) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  const std::vector<uint8_t> a = MakeBundle(SmallProgram());
+  BundleSpec changed;
+  changed.data_bias = 1;
+  const std::vector<uint8_t> b = MakeBundle(SmallProgram(), changed);
+  Status kept = CheckTestCasesKept(a, b);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_EQ(kept.error().message,
+            "the new bundle does not keep the test cases: test suite 0 (forward), test case 0, "
+            "input 0 differs");
+}
+
+TEST(BundleBuilder, AFieldTheSchemaDoesNotKnowIsRefusedNotDropped) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  BundleSpec spec;
+  spec.unknown_int_field = true;
+  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
+  ASSERT_TRUE(ReadBundle(bundle).ok());  // readable: the program is all we need
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, SmallProgram());
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_EQ(rebuilt.error().message,
+            "bundled program: test suite 0 (forward), test case 0, expected output 0 (int) stores "
+            "a field this schema does not know (a newer bundle format?); rewriting would drop it");
+}
+
+TEST(BundleBuilder, AValueTypeTheSchemaDoesNotKnowIsRefused) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  BundleSpec spec;
+  spec.unknown_value_type = 9;
+  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, SmallProgram());
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_EQ(rebuilt.error().message,
+            "bundled program: test suite 0 (forward), test case 0, input 0 has value type 9, "
+            "which this schema does not know (a newer bundle format?)");
+}
+
+// Found by fuzz_read_bundle: a union type without its value passes the
+// verifier; the copy must refuse it, not follow a null table.
+TEST(BundleBuilder, AValueTypeWithoutAValueIsRefused) {
+  BundleSpec spec;
+  spec.tensor_without_value = true;
+  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
+  ASSERT_TRUE(ReadBundle(bundle).ok());
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_EQ(rebuilt.error().message,
+            "bundled program: test suite 0 (forward), test case 0, input 0 has value type 1 but "
+            "no value");
+  EXPECT_TRUE(CheckTestCasesKept(bundle, bundle).ok());  // compared without following it
+}
+
+// Found by fuzz_read_bundle: a NONE value with a body stored beside it is
+// copied as NONE (the body means nothing) and compares equal.
+TEST(BundleBuilder, ANoneValueWithABodyIsKeptAsNone) {
+  BundleSpec spec;
+  spec.none_with_body = true;
+  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
+  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+  Status kept = CheckTestCasesKept(bundle, *rebuilt);
+  EXPECT_TRUE(kept.ok()) << kept.error().message;
+}
+
+// ---- Malformed bundles -------------------------------------------------------------
+
+TEST(MalformedBundle, TruncatedFailsVerificationBeforeAnyOffsetIsUsed) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
+  bytes.resize(bytes.size() / 2);
+  const std::string expected = "bundled program: the bundle's flatbuffer [0, " +
+                               std::to_string(bytes.size()) +
+                               ") fails FlatBuffers verification (corrupt offsets or truncated "
+                               "tables)";
+  EXPECT_EQ(BundleError(bytes), expected);
+  EXPECT_EQ(OpenError(bytes), expected);
+}
+
+TEST(MalformedBundle, RootOffsetPastTheEnd) {
+  std::vector<uint8_t> bytes = {0xf0, 0, 0, 0, 'B', 'P', '0', '8'};
+  bytes.resize(64, 0);
+  EXPECT_NE(BundleError(bytes).find("fails FlatBuffers verification"), std::string::npos);
+}
+
+TEST(MalformedBundle, NoProgram) {
+  BundleSpec spec;
+  spec.with_program = false;
+  const std::vector<uint8_t> bytes = MakeBundle({}, spec);
+  EXPECT_EQ(BundleError(bytes), "bundled program: it holds no program bytes");
+  EXPECT_EQ(OpenError(bytes), "bundled program: it holds no program bytes");
+}
+
+TEST(MalformedBundle, ProgramNotAlignedAsTheSchemaSays) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  // Without force_align the builder aligns the vector to 4 only; some
+  // padding of the program puts its start off a multiple of 32.
+  BundleSpec spec;
+  spec.program_alignment = 0;
+  std::vector<uint8_t> program = SmallProgram();
+  bool found = false;
+  for (int extra = 0; extra < 8 && !found; ++extra) {
+    const std::vector<uint8_t> bytes = MakeBundle(program, spec);
+    const std::string error = BundleError(bytes);
+    if (error != "(read)") {
+      EXPECT_NE(error.find("not a multiple of 32 as the schema aligns them"), std::string::npos)
+          << error;
+      found = true;
+    }
+    program.insert(program.end(), 4, 0);
+  }
+  EXPECT_TRUE(found) << "no padding put the program off a multiple of 32";
+}
+
+TEST(MalformedBundle, ProgramThatIsNoProgram) {
+  const std::vector<uint8_t> garbage(256, 'x');
+  const std::vector<uint8_t> bytes = MakeBundle(garbage);
+  EXPECT_EQ(BundleError(bytes), "(read)");
+  EXPECT_EQ(OpenError(bytes),
+            "the program inside the bundle: not a .pte program: identifier 'xxxx' at byte 4, "
+            "expected 'ET12'");
+  runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].kind, runtime_check::FindingKind::kNotAProgram);
+  EXPECT_EQ(report.findings[0].message,
+            "the program inside the bundle: not a .pte program: identifier 'xxxx' at byte 4, "
+            "expected 'ET12'");
+}
+
+TEST(MalformedBundle, ABundleInsideABundleIsNoProgram) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  const std::vector<uint8_t> nested = MakeBundle(MakeBundle(SmallProgram()));
+  EXPECT_NE(OpenError(nested).find("the program inside the bundle: not a .pte program: "
+                                   "identifier 'BP08' is a bundled program"),
+            std::string::npos)
+      << OpenError(nested);
+}
+
+TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
+  bytes.resize(bytes.size() - 100);
+  runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].kind, runtime_check::FindingKind::kNotAProgram);
+  EXPECT_NE(report.findings[0].message.find("bundled program: the bundle's flatbuffer"),
+            std::string::npos);
+}
+
+TEST(MalformedBundle, ReadWriteOpenIsRefused) {
+  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  testing::TempDir dir;
+  const std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
+  testing::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
+  Result<PteFile> file = PteFile::Open(dir / "b.bpte", PteFile::Mode::kReadWrite);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.error().message.find("rewritten as a new file"), std::string::npos);
+}
+
+// The fuzz target's properties (tests/fuzz/bundle_properties.h) hold on the
+// real bundles, on bundles made here and on the malformed ones above.
+TEST(BundleFuzzProperties, HoldOnRealMadeAndMalformedBundles) {
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const fs::path& path : CorpusBundles()) inputs.push_back(FileBytes(path));
+  std::vector<uint8_t> program =
+      testing::SharedDir().empty() ? std::vector<uint8_t>(256, 'x') : SmallProgram();
+  inputs.push_back(MakeBundle(program));
+  BundleSpec unknown_field;
+  unknown_field.unknown_int_field = true;
+  inputs.push_back(MakeBundle(program, unknown_field));
+  BundleSpec no_program;
+  no_program.with_program = false;
+  inputs.push_back(MakeBundle({}, no_program));
+  BundleSpec without_value;
+  without_value.tensor_without_value = true;
+  inputs.push_back(MakeBundle(program, without_value));
+  BundleSpec none_with_body;
+  none_with_body.none_with_body = true;
+  inputs.push_back(MakeBundle(program, none_with_body));
+  std::vector<uint8_t> truncated = MakeBundle(program);
+  truncated.resize(truncated.size() / 2);
+  inputs.push_back(truncated);
+  for (const std::vector<uint8_t>& bytes : inputs) {
+    try {
+      fuzz::CheckReadBundle(bytes);
+    } catch (const fuzz::PropertyViolation& v) {
+      ADD_FAILURE() << v.what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pteshare
