@@ -192,7 +192,10 @@ TEST(VerifyCommand, EveryRewrittenCorpusProgramStillVerifies) {
     }
     EXPECT_EQ(RunTool("pteshare-selfcheck", {out}).exit_status, 0) << path;
   }
-  EXPECT_EQ(rewritten, testing::CorpusManifestTotals().programs);
+  size_t bundles = 0;  // a .bpte rewrites as its program
+  for (const testing::ManifestRow& row : testing::CorpusManifest())
+    bundles += row.identifier == "BP08";
+  EXPECT_EQ(rewritten, testing::CorpusManifestTotals().programs + bundles);
 }
 
 }  // namespace
