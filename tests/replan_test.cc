@@ -271,12 +271,11 @@ TEST(Replan, ArenaLimitMissSaysByHowMuch) {
   auto p = testing::Load(KvProgram(false));
   ASSERT_TRUE(p);
   PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kBest, {{1, 160}});
-  // The planner searches the limit rounded down to the input's alignment (64).
   ASSERT_EQ(input.plan.limit_misses.size(), 2u);  // decode needs 192 too
   EXPECT_EQ(input.plan.limit_misses[1].rfind("method decode: arena 1 needs 192 bytes", 0), 0u);
   const std::string& miss = input.plan.limit_misses[0];
   EXPECT_EQ(miss.rfind("method prefill: arena 1 needs 192 bytes (relocate 320, replan 192), over "
-                       "its limit of 160 by 32 bytes; replan: no plan fits the capacity of 128 "
+                       "its limit of 160 by 32 bytes; replan: no plan fits the capacity of 160 "
                        "bytes: 192 bytes are live at one instant",
                        0),
             0u)
