@@ -11,9 +11,7 @@ uint64_t DetectAlignment(const ProgramView& view) {
   for (const MethodView& method : view.methods) {
     for (const TensorValue& t : method.tensors) {
       if (!t.planned || t.nbytes == 0 || t.placement.offset == 0) continue;
-      // Lowest set bit of the offset: the largest power of two dividing it.
-      uint64_t divides = t.placement.offset & (~t.placement.offset + 1);
-      if (divides < alignment) alignment = divides;
+      alignment = std::min(alignment, OffsetAlignment(t.placement.offset));
     }
   }
   return alignment < kMinimum ? kMinimum : alignment;

@@ -17,6 +17,15 @@ namespace pteshare {
 /// them anywhere.)
 uint64_t DetectAlignment(const ProgramView& view);
 
+/// The largest power of two dividing `offset`, at most 4096 (0 gives 4096):
+/// the alignment a tensor at that offset has.
+inline uint64_t OffsetAlignment(uint64_t offset) {
+  constexpr uint64_t kMaximum = 4096;
+  if (offset == 0) return kMaximum;
+  const uint64_t divides = offset & (~offset + 1);
+  return divides < kMaximum ? divides : kMaximum;
+}
+
 inline uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

@@ -140,6 +140,30 @@ std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetime
   return bounds;
 }
 
+// A --alignment below the input's must not lower any tensor's alignment:
+// each moved tensor's new offset must keep what its old one had, up to the
+// input's alignment. Judged per moved tensor, not by the detected value
+// alone, so the same options on the rewritten file (where every offset may
+// be 0 and detect as 4096) still plan: nothing moves there, nothing is
+// judged.
+Status KeepsInputAlignment(const Plan& plan, uint64_t given, uint64_t input_alignment) {
+  for (const MethodPlan& method : plan.methods) {
+    for (const TensorMove& move : method.moves) {
+      if (!move.moved() || move.after.nbytes == 0) continue;
+      const uint64_t had = std::min(input_alignment, OffsetAlignment(move.before.offset));
+      if (move.after.offset % had == 0) continue;
+      return Error{"--alignment " + std::to_string(given) + " is below the input's alignment (" +
+                   std::to_string(input_alignment) + ") and would move method " + method.name +
+                   ", value " + std::to_string(move.value_index) + " from offset " +
+                   std::to_string(move.before.offset) + " to " + std::to_string(move.after.offset) +
+                   ", lowering its alignment from " + std::to_string(had) +
+                   " bytes; refused: leave --alignment out or give " +
+                   std::to_string(input_alignment) + " or more"};
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string StrategyName(Strategy strategy) {
@@ -245,6 +269,10 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
     }
     plan.methods.push_back(
         Combine(options, relocated, replanned ? &*replanned : nullptr, lower_bounds, &plan));
+  }
+  if (options.alignment != 0 && options.alignment < input_alignment) {
+    Status kept = KeepsInputAlignment(plan, options.alignment, input_alignment);
+    if (!kept.ok()) return kept.error();
   }
   return input;
 }

@@ -2,6 +2,8 @@
 // JSON, and exit statuses for input errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rewriter/open_program.h"
 #include "tests/test_support.h"
 
@@ -92,6 +94,44 @@ TEST(PlanCommand, AlignmentMustBeAPowerOfTwo) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "24"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--alignment 24 is not a power of two")) << out.err;
+}
+
+// pte-synth aligns every tensor to 256: --alignment 16 would let replan put
+// some at 16-byte multiples, which lowers their alignment, so it is refused
+// naming the first such tensor; relocate keeps every tensor on its 256-byte
+// grid (the front is a multiple of 256), so there the smaller value is kept.
+TEST(PlanCommand, AlignmentBelowTheInputsIsRefusedWhereATensorWouldLoseIt) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "16"});
+  EXPECT_EQ(out.exit_status, 2) << out.out;
+  EXPECT_TRUE(Contains(out.err, "--alignment 16 is below the input's alignment (256)")) << out.err;
+  EXPECT_TRUE(Contains(out.err, "lowering its alignment from 256 bytes; refused")) << out.err;
+  EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+
+  CommandOutput relocate = RunTool(
+      "pteshare", {"plan", file, "--share-auto", "--alignment", "16", "--strategy", "relocate"});
+  EXPECT_EQ(relocate.exit_status, 0) << relocate.err;
+  EXPECT_TRUE(Contains(relocate.out, "alignment 16)")) << relocate.out;
+}
+
+// The rule is judged per moved tensor, so the same options on the rewritten
+// file (whose offsets detect a coarser alignment) plan to no change (I7).
+TEST(PlanCommand, AlignmentBelowTheInputsIsStableOnTheRewrittenFile) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  const std::string out_file = (dir.path() / "out.pte").string();
+  const std::vector<std::string> options = {"--share-auto", "--alignment", "16", "--strategy",
+                                            "relocate"};
+  std::vector<std::string> first = {"rewrite", file, "-o", out_file};
+  first.insert(first.end(), options.begin(), options.end());
+  CommandOutput once = RunTool("pteshare", first);
+  ASSERT_EQ(once.exit_status, 0) << once.err;
+  std::vector<std::string> again = {"rewrite", out_file, "--in-place"};
+  again.insert(again.end(), options.begin(), options.end());
+  CommandOutput twice = RunTool("pteshare", again);
+  EXPECT_EQ(twice.exit_status, 0) << twice.err;
+  EXPECT_TRUE(Contains(twice.out, "already planned, no change")) << twice.out;
 }
 
 TEST(PlanCommand, SamePlanEveryRun) {

@@ -198,11 +198,16 @@ inline void CheckRewrite(std::span<const uint8_t> bytes) {
   if (!view) return;
   const uint8_t choice = !bytes.empty() ? bytes.back() : 0;
   for (const ShareRequest& request : PlausibleRequests(*view, choice)) {
+    // The detected alignment, and 16 (below most inputs' own: a plan that
+    // keeps every tensor's alignment must still be stable, I7).
     for (Strategy strategy : {Strategy::kRelocate, Strategy::kBest}) {
-      PlanOptions options;
-      options.strategy = strategy;
-      options.replan_max_steps = 20'000;  // keeps one execution fast
-      detail::RewriteAndCheck(input, *view, request, options);
+      for (uint64_t alignment : {uint64_t{0}, uint64_t{16}}) {
+        PlanOptions options;
+        options.strategy = strategy;
+        options.alignment = alignment;
+        options.replan_max_steps = 20'000;  // keeps one execution fast
+        detail::RewriteAndCheck(input, *view, request, options);
+      }
     }
   }
 }
