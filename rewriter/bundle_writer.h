@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <vector>
 
 #include "rewriter/patcher.h"
 #include "rewriter/plan.h"
@@ -21,6 +23,22 @@
 #include "rewriter/writer.h"
 
 namespace pteshare {
+
+/// The new bundle's bytes and its program's (what WriteRewrittenBundle
+/// writes): `input`'s bundle with its program rewritten by `patch`; an
+/// empty patch gives the bundle as it is.
+struct RewrittenBundle {
+  std::vector<uint8_t> program;
+  std::vector<uint8_t> bundle;
+};
+Result<RewrittenBundle> RewriteBundleInMemory(const PteFile& input, const PatchSet& patch);
+
+/// Checks a written bundle as the writer does before it may stand: the
+/// bundle verified, its program equal to `expected.program` and checked
+/// against `plan`, every test case of the input's bundle the same.
+Status CheckRewrittenBundle(std::span<const uint8_t> written, const PteFile& input,
+                            const RewrittenBundle& expected, const PatchSet& patch,
+                            const Plan& plan);
 
 /// Writes to `out` (may be the input itself) `input`'s bundle with its
 /// program rewritten by `patch`; an empty patch copies the bundle as it is.

@@ -70,4 +70,12 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
   }
 }
 
+Result<OpenedProgram> OpenProgramBytes(std::span<const uint8_t> bytes) {
+  Result<PteFile> file = PteFile::FromBytes(bytes);
+  if (!file.ok()) return file.error();
+  Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
+  if (!view.ok()) return view.error();
+  return OpenedProgram{std::move(file).value(), std::move(view).value(), ""};
+}
+
 }  // namespace pteshare

@@ -23,4 +23,8 @@ struct OpenedProgram {
 Result<OpenedProgram> OpenProgram(const std::filesystem::path& path,
                                   PteFile::Mode mode = PteFile::Mode::kReadOnly);
 
+/// The same for bytes in memory (PteFile::FromBytes): the view points into
+/// `bytes`, which must outlive it.
+Result<OpenedProgram> OpenProgramBytes(std::span<const uint8_t> bytes);
+
 }  // namespace pteshare

@@ -153,6 +153,27 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
   return file;
 }
 
+Result<PteFile> PteFile::FromBytes(std::span<const uint8_t> bytes) {
+  PteFile file;
+  // Read-only: nothing writes through data_ (mutable_bytes() is empty).
+  file.data_ = const_cast<uint8_t*>(bytes.data());
+  file.size_ = bytes.size();
+  if (IsBundle(file.bytes())) {
+    Result<BundleInfo> bundle = ReadBundle(file.bytes());
+    if (!bundle.ok()) return bundle.error();
+    file.bundle_ = *bundle;
+    file.data_ += bundle->program_offset;
+    file.size_ = static_cast<size_t>(bundle->program_size);
+  }
+  Result<PteLayout> layout = ReadPteLayout(file.bytes(), &file.program_);
+  if (!layout.ok()) {
+    if (file.bundle_) return Error{"the program inside the bundle: " + layout.error().message};
+    return layout.error();
+  }
+  file.layout_ = std::move(layout).value();
+  return file;
+}
+
 std::span<const uint8_t> PteFile::bundle_bytes() const {
   if (!bundle_) return {};
   return {data_ - bundle_->program_offset, static_cast<size_t>(bundle_->file_size)};

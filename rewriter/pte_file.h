@@ -41,6 +41,9 @@ class PteFile {
   /// Maps `path` and checks it (see ReadPteLayout). Errors say what is wrong
   /// without the file name (callers add it).
   static Result<PteFile> Open(const std::filesystem::path& path, Mode mode = Mode::kReadOnly);
+  /// The same checks on bytes in memory, which the PteFile borrows (they
+  /// must outlive it): a program or a bundle, read-only, path() empty.
+  static Result<PteFile> FromBytes(std::span<const uint8_t> bytes);
 
   PteFile(PteFile&&) noexcept;
   PteFile& operator=(PteFile&&) noexcept;

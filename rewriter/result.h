@@ -9,9 +9,18 @@
 
 namespace pteshare {
 
+/// What kind of failure an Error is, so a front end can tell them apart
+/// (the CLI maps them to its exit statuses, Python to its exception classes).
+enum class ErrorKind {
+  kBadInput,     // bad options, an unreadable or invalid file, a refused request
+  kNoValidPlan,  // the input is fine but no plan fits (a limit), verifies or patches
+  kIo,           // writing the result failed (the input is as it was)
+};
+
 /// What went wrong, as one line of text without the file name.
 struct Error {
   std::string message;
+  ErrorKind kind = ErrorKind::kBadInput;
 };
 
 template <typename T>
@@ -41,15 +50,15 @@ class [[nodiscard]] Result {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Error error) : error_(std::move(error.message)), ok_(false) {}
+  Status(Error error) : error_(std::move(error)), ok_(false) {}
   static Status Ok() { return Status(); }
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  Error error() const { return Error{error_}; }
+  const Error& error() const { return error_; }
 
  private:
-  std::string error_;
+  Error error_;
   bool ok_ = true;
 };
 

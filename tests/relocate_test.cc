@@ -170,9 +170,10 @@ TEST(Relocate, ZeroByteTensorsMoveOnlyWithWhatContainsThem) {
       {"prefill",
        {{128, 1, 0},
         {64, 1, 128, "k", true},
-        {0, 1, 32},      // inside the activation: moves with it
-        {0, 1, 136},     // inside the cache: follows it to the front
-        {0, 1, 4096}}},  // inside nothing: stays
+        {0, 1, 32},     // inside the activation: moves with it
+        {0, 1, 136},    // inside the cache: follows it to the front
+        {0, 1, 4096},   // inside nothing: stays
+        {16, 2, 16}}},  // elsewhere: makes the input's alignment 16, as given
       {"decode", {{64, 1, 0, "k", true}}},
   });
   PlanInput input = PlanOk(p->view, Share({"k"}));

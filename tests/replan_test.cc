@@ -82,9 +82,12 @@ ShareRequest Share(std::vector<std::string> names) {
   return r;
 }
 
+// Alignment 16 by default (the fixtures' own); 0 detects it, which the
+// pte-synth programs need: they align to 256, and a smaller --alignment
+// that would lower a tensor's is refused.
 PlanInput PlanOk(const ProgramView& view, const ShareRequest& request, Strategy strategy,
-                 std::map<uint32_t, uint64_t> limits = {}) {
-  PlanOptions options{strategy, 16};
+                 std::map<uint32_t, uint64_t> limits = {}, uint64_t alignment = 16) {
+  PlanOptions options{strategy, alignment};
   options.arena_limits = std::move(limits);
   options.compare_strategies = true;
   Result<PlanInput> input = MakePlan(view, request, options);
@@ -206,7 +209,7 @@ TEST(Replan, BestIsNeverWorseThanRelocate) {
     ASSERT_TRUE(p);
     ShareRequest request;
     request.share_auto = true;
-    PlanInput best = PlanOk(p->view, request, Strategy::kBest);
+    PlanInput best = PlanOk(p->view, request, Strategy::kBest, {}, 0);
     for (const MethodPlan& m : best.plan.methods) {
       for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
         EXPECT_LE(m.arena_sizes_after[i], m.arena_sizes_relocate[i]) << m.name << " arena " << i;
@@ -226,8 +229,8 @@ TEST(Replan, SamePlanEveryRun) {
   ASSERT_TRUE(p);
   ShareRequest request;
   request.share_auto = true;
-  PlanInput a = PlanOk(p->view, request, Strategy::kReplan);
-  PlanInput b = PlanOk(p->view, request, Strategy::kReplan);
+  PlanInput a = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
+  PlanInput b = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
   for (size_t m = 0; m < a.plan.methods.size(); ++m) {
     ASSERT_EQ(a.plan.methods[m].moves.size(), b.plan.methods[m].moves.size());
     for (size_t i = 0; i < a.plan.methods[m].moves.size(); ++i) {
@@ -244,12 +247,12 @@ TEST(Replan, SecondRunOnItsOwnOutputChangesNothing) {
     ASSERT_TRUE(first);
     ShareRequest request;
     request.share_auto = true;
-    PlanInput once = PlanOk(first->view, request, strategy);
+    PlanInput once = PlanOk(first->view, request, strategy, {}, 0);
     Result<PatchSet> patch = MakePatchSet(first->bytes, first->view, once.plan);
     ASSERT_TRUE(patch.ok()) << patch.error().message;
     auto second = testing::Load(testing::ApplyPatch(first->bytes, *patch));
     ASSERT_TRUE(second);
-    PlanInput twice = PlanOk(second->view, request, strategy);
+    PlanInput twice = PlanOk(second->view, request, strategy, {}, 0);
     for (const MethodPlan& m : twice.plan.methods) {
       EXPECT_EQ(m.arena_sizes_after, m.arena_sizes_before) << m.name;
       for (const TensorMove& move : m.moves) {

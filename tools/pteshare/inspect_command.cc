@@ -6,7 +6,8 @@
 
 #include "rewriter/open_program.h"
 #include "tools/pteshare/bundle_report.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
@@ -179,6 +180,8 @@ struct InspectArgs {
   bool json = false;
 };
 
+}  // namespace
+
 void AddInspect(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -207,7 +210,4 @@ void AddInspect(CLI::App& app, int& exit_status) {
   });
 }
 
-const bool registered = RegisterCommand({10, AddInspect});
-
-}  // namespace
 }  // namespace pteshare::cli

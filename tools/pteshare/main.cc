@@ -1,27 +1,22 @@
 // pteshare: share mutable state across the methods of a compiled ExecuTorch
-// program. Subcommands register themselves (command_registry.h).
+// program. Every subcommand is one entry of kCommands (commands.h).
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
-#include <vector>
 
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/output.h"
 
 namespace pteshare::cli {
 namespace {
-std::vector<CommandSpec>& Registry() {
-  static std::vector<CommandSpec> commands;
-  return commands;
-}
+
+// In the order `pteshare --help` lists them: look, plan, act, check, see,
+// and the planner on its own.
+constexpr AddCommand kCommands[] = {AddInspect, AddPlan, AddRewrite, AddVerify, AddPlot, AddPack};
+
 }  // namespace
-
-bool RegisterCommand(CommandSpec spec) {
-  Registry().push_back(std::move(spec));
-  return true;
-}
-
 }  // namespace pteshare::cli
 
 int main(int argc, char** argv) {
@@ -37,11 +32,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
 
-  std::vector<CommandSpec> commands = pteshare::cli::Registry();
-  std::stable_sort(commands.begin(), commands.end(),
-                   [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
   int exit_status = kExitOk;
-  for (const CommandSpec& command : commands) command.add(app, exit_status);
+  for (AddCommand add : kCommands) add(app, exit_status);
 
   // Known before parsing, so that a usage error gets its JSON document too.
   const bool json = std::any_of(argv + 1, argv + argc,

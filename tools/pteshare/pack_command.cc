@@ -10,7 +10,8 @@
 
 #include "rewriter/block_csv.h"
 #include "rewriter/block_planner.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/number_option.h"
@@ -97,6 +98,8 @@ int RunPack(const PackOptions& options) {
   return kExitOk;
 }
 
+}  // namespace
+
 void AddPack(CLI::App& app, int& exit_status) {
   auto options = std::make_shared<PackOptions>();
   CLI::App* pack = app.add_subcommand(
@@ -135,7 +138,4 @@ void AddPack(CLI::App& app, int& exit_status) {
   pack->callback([options, &exit_status] { exit_status = RunPack(*options); });
 }
 
-const bool registered = RegisterCommand({60, AddPack});
-
-}  // namespace
 }  // namespace pteshare::cli

@@ -6,7 +6,8 @@
 #include <cstdio>
 
 #include "tools/pteshare/bundle_report.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
@@ -25,22 +26,24 @@ struct PlanArgs {
 int RunPlan(const PlanArgs& args) {
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
-  PlanOutcome outcome = PlanAndVerify(args.file, opened->view, args.share, args.planning);
-  if (!outcome.input) return outcome.exit_status;
+  PlanOutcome outcome = PlanForCommand(args.file, opened->view, args.share, args.planning);
+  if (!outcome.plan) return outcome.exit_status;
   if (args.json) {
     JsonWriter json;
     BeginJsonDocument(json);
     json.Field("file", args.file);
     WriteBundleJson(json, opened->file);
-    WritePlanJson(json, opened->view, outcome);
+    WritePlanJson(json, opened->view, *outcome.plan);
     json.EndObject();
     PrintJsonDocument(json.str());
   } else {
     std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
-    PrintPlanText(args.file, opened->view, outcome);
+    PrintPlanText(args.file, opened->view, *outcome.plan);
   }
   return outcome.exit_status;
 }
+
+}  // namespace
 
 void AddPlan(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<PlanArgs>();
@@ -61,7 +64,4 @@ void AddPlan(CLI::App& app, int& exit_status) {
   cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
 }
 
-const bool registered = RegisterCommand({20, AddPlan});
-
-}  // namespace
 }  // namespace pteshare::cli

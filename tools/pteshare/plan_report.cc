@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/number_option.h"
 #include "tools/pteshare/output.h"
 
@@ -92,8 +92,13 @@ Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
   return options;
 }
 
-PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
-                          const ShareOptions& share, const PlanningOptions& planning) {
+Error NothingToShare(const Plan& plan, const PlanOptions& options) {
+  return Error{"nothing to share: " + plan.nothing_to_share +
+               (options.strategy == Strategy::kRelocate ? "" : "; the arenas are only replanned")};
+}
+
+PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
+                           const ShareOptions& share, const PlanningOptions& planning) {
   PlanOutcome outcome;
   Result<ShareRequest> request = share.ToRequest();
   Result<PlanOptions> options = planning.ToPlanOptions();
@@ -102,40 +107,22 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
     outcome.exit_status = kExitBadInput;
     return outcome;
   }
-  // Replanning alone shrinks arenas: sharing nothing is a valid request.
-  request->allow_none = options->strategy != Strategy::kRelocate;
-  Result<PlanInput> input = MakePlan(view, *request, *options);
-  if (!input.ok()) {
-    PrintFileError(file, input.error());
-    outcome.exit_status = kExitBadInput;
+  Result<VerifiedPlan> verified = PlanAndVerify(view, *request, *options);
+  if (!verified.ok()) {
+    PrintFileError(file, verified.error());
+    outcome.exit_status = ExitStatusFor(verified.error().kind);
     return outcome;
   }
-  if (!input->plan.limit_misses.empty()) {
-    std::string misses;  // one line, however many methods miss
-    for (const std::string& miss : input->plan.limit_misses) {
-      misses += (misses.empty() ? "" : "; ") + miss;
-    }
-    PrintFileError(file, Error{"no plan fits --arena-limit: " + misses});
-    outcome.exit_status = kExitFindings;
-    return outcome;
-  }
-  if (!input->plan.nothing_to_share.empty()) {
-    PrintFileError(
-        file,
-        Error{"nothing to share: " + input->plan.nothing_to_share +
-              (options->strategy == Strategy::kRelocate ? "" : "; the arenas are only replanned")});
-  }
-  outcome.violations = VerifyPlan(view, input->shared, input->plan);
-  outcome.input = std::move(input).value();
-  if (!outcome.violations.empty()) {
-    for (const PlanViolation& v : outcome.violations) {
+  const Plan& plan = verified->planned.plan;
+  if (!plan.nothing_to_share.empty()) PrintFileError(file, NothingToShare(plan, *options));
+  if (!verified->verified()) {
+    for (const PlanViolation& v : verified->violations) {
       PrintFileError(file, Error{"plan violates " + v.invariant + ": " + v.message});
     }
-    PrintFileError(file, Error{"refusing the plan: " + std::to_string(outcome.violations.size()) +
-                               " invariant violation(s); this is a pteshare bug, please report "
-                               "it with the file"});
+    PrintFileError(file, RefusedPlan(verified->violations));
     outcome.exit_status = kExitFindings;
   }
+  outcome.plan = std::move(verified).value();
   return outcome;
 }
 
@@ -203,9 +190,9 @@ void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
   json.EndObject().EndObject();
 }
 
-void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome) {
-  const Plan& plan = outcome.input->plan;
-  const SharedBufferSet& shared = outcome.input->shared;
+void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified) {
+  const Plan& plan = verified.planned.plan;
+  const SharedBufferSet& shared = verified.planned.shared;
   std::printf("%s: plan (strategy %s, alignment %llu)\n", file.c_str(), plan.strategy.c_str(),
               static_cast<unsigned long long>(plan.alignment));
   const std::vector<std::string> pairs = PairingLines(view, shared);
@@ -258,14 +245,14 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
   std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ").c_str());
   for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
   if (!plan.warnings.empty()) std::printf("\n");
-  if (outcome.violations.empty()) {
+  if (verified.verified()) {
     std::printf("\n  verified: I1 I2 I3 I4 I5 I6 hold\n");
   }
 }
 
-void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome& outcome) {
-  const Plan& plan = outcome.input->plan;
-  const SharedBufferSet& shared = outcome.input->shared;
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
+  const Plan& plan = verified.planned.plan;
+  const SharedBufferSet& shared = verified.planned.shared;
   json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
   json.Key("pairs").BeginArray();
   for (const StatePairing& pairing : shared.pairings) {
@@ -354,9 +341,9 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome&
   json.Key("warnings").BeginArray();
   for (const std::string& w : plan.warnings) json.String(w);
   json.EndArray();
-  json.Field("verified", outcome.violations.empty());
+  json.Field("verified", verified.verified());
   json.Key("violations").BeginArray();
-  for (const PlanViolation& v : outcome.violations) {
+  for (const PlanViolation& v : verified.violations) {
     json.BeginObject().Field("invariant", v.invariant).Field("message", v.message).EndObject();
   }
   json.EndArray();

@@ -11,6 +11,7 @@
 #include "rewriter/open_program.h"
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
+#include "rewriter/rewrite.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/share_options.h"
 
@@ -31,24 +32,27 @@ struct PlanningOptions {
   Result<PlanOptions> ToPlanOptions() const;
 };
 
-/// A plan with its verification, or why there is none.
+/// A plan with its verification (rewrite.h), or why there is none.
 struct PlanOutcome {
-  int exit_status = 0;  // kExitOk, kExitFindings (violations), kExitBadInput
-  std::optional<PlanInput> input;
-  std::vector<PlanViolation> violations;
+  int exit_status = 0;  // kExitOk, kExitFindings (violations, a limit), kExitBadInput
+  std::optional<VerifiedPlan> plan;
 };
 
-/// Plans `program` and verifies the plan; prints input errors, arena-limit
-/// misses (exit 1, no plan) and violations on stderr naming `file`. With
-/// replan or best, choosing no shared buffer is allowed (the arenas are
-/// just replanned).
-PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
-                          const ShareOptions& share, const PlanningOptions& planning);
+/// PlanAndVerify (rewrite.h) with the command's flags; prints input
+/// errors, arena-limit misses (exit 1, no plan), the nothing-to-share note
+/// and violations (exit 1, the plan kept for the report) on stderr naming
+/// `file`.
+PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
+                           const ShareOptions& share, const PlanningOptions& planning);
+
+/// "nothing to share: ..." for a plan that shares nothing (a note, not an
+/// error: replan goes on).
+Error NothingToShare(const Plan& plan, const PlanOptions& options);
 
 /// Human-readable report of a plan.
-void PrintPlanText(const std::string& file, const ProgramView& view, const PlanOutcome& outcome);
+void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified);
 /// The same as JSON members of an already open object.
-void WritePlanJson(JsonWriter& json, const ProgramView& view, const PlanOutcome& outcome);
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified);
 
 /// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
 /// --share-auto made of unnamed state.

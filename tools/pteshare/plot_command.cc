@@ -10,7 +10,8 @@
 #include <memory>
 
 #include "tools/pteshare/bundle_report.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/layout_html.h"
 #include "tools/pteshare/layout_picture.h"
 #include "tools/pteshare/open_input.h"
@@ -75,14 +76,14 @@ int RunPlot(const PlotArgs& args) {
   // Without shared buffers there is nothing to plan: only "before" is drawn.
   PlanOutcome outcome;
   if (!args.share.empty()) {
-    outcome = PlanAndVerify(args.file, view, args.share, args.planning);
-    if (!outcome.input) return outcome.exit_status;
+    outcome = PlanForCommand(args.file, view, args.share, args.planning);
+    if (!outcome.plan) return outcome.exit_status;
   }
-  LayoutPicture picture =
-      BuildLayoutPicture(args.file, view, outcome.input ? &*outcome.input : nullptr, args.method);
+  LayoutPicture picture = BuildLayoutPicture(
+      args.file, view, outcome.plan ? &outcome.plan->planned : nullptr, args.method);
   // A plan that failed its verifier is still drawn: the picture is how one
   // sees what went wrong. The exit status still says it failed.
-  picture.plan_verified = outcome.violations.empty();
+  picture.plan_verified = !outcome.plan || outcome.plan->verified();
 
   SvgLayoutStats stats;
   std::string svg = RenderLayoutSvg(picture, SvgLayoutOptions{}, &stats);
@@ -100,13 +101,16 @@ int RunPlot(const PlotArgs& args) {
   }
   std::printf(")\n");
   // The memory the pictured layouts cost, as `plan` reports it.
-  if (outcome.input) {
-    std::printf("%s", MemoryText(view, ComputeMemoryCost(outcome.input->plan), "  ").c_str());
+  if (outcome.plan) {
+    std::printf("%s",
+                MemoryText(view, ComputeMemoryCost(outcome.plan->planned.plan), "  ").c_str());
   } else {
     std::printf("%s", MemoryText(view, ComputeMemoryCost(ArenaSizes(view)), "  ").c_str());
   }
   return outcome.exit_status;
 }
+
+}  // namespace
 
 void AddPlot(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<PlotArgs>();
@@ -131,7 +135,4 @@ void AddPlot(CLI::App& app, int& exit_status) {
   cmd->callback([args, &exit_status] { exit_status = RunPlot(*args); });
 }
 
-const bool registered = RegisterCommand({50, AddPlot});
-
-}  // namespace
 }  // namespace pteshare::cli

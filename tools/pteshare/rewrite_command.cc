@@ -23,7 +23,8 @@
 #include "rewriter/patcher.h"
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/number_option.h"
 #include "tools/pteshare/open_input.h"
@@ -123,10 +124,11 @@ std::string BundleSummary(const BundleInfo& bundle, const PatchSet& patch, uint6
          Grouped(bundle.file_size) + " -> " + Grouped(size_after) + " bytes\n";
 }
 
-std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome& outcome,
-                 const PatchSet& patch, const std::optional<BundleInfo>& bundle,
-                 uint64_t bundle_size_after) {
-  const Plan& plan = outcome.input->plan;
+std::string Json(const FileJob& job, const ProgramView& view, const RewriteOutcome& outcome,
+                 const std::optional<BundleInfo>& bundle) {
+  const Plan& plan = outcome.plan.planned.plan;
+  const PatchSet& patch = outcome.patch;
+  const uint64_t bundle_size_after = outcome.bundle_size_after;
   JsonWriter json;
   BeginJsonDocument(json);
   json.Field("file", job.file);
@@ -165,67 +167,9 @@ std::string Json(const FileJob& job, const ProgramView& view, const PlanOutcome&
     json.Null();
   }
   json.Key("plan").BeginObject();
-  WritePlanJson(json, view, outcome);
+  WritePlanJson(json, view, outcome.plan);
   json.EndObject().EndObject();
   return json.str();
-}
-
-// Takes the writer lock and rolls back an interrupted rewrite first.
-Result<WriterLock> LockForWriting(const std::string& file) {
-  Result<WriterLock> lock = WriterLock::Acquire(file, [&] {
-    PrintFileError(file, Error{"another pteshare is writing this file; waiting for it to finish"});
-  });
-  if (!lock.ok()) return lock.error();
-  Result<Recovery> recovery = RecoverLocked(*lock);
-  if (!recovery.ok()) return recovery.error();
-  if (*recovery == Recovery::kRolledBack) {
-    PrintFileError(file, Error{"rolled back an interrupted rewrite (journal " +
-                               JournalPath(lock->path()).string() + ") before rewriting"});
-  }
-  return lock;
-}
-
-// A bundle is written as a new file in both modes (bundle_writer.h);
-// `*bundle_size` receives its size.
-Status WriteBundle(const FileJob& job, const std::optional<WriterLock>& lock,
-                   const OpenedProgram& opened, const PatchSet& patch, const Plan& plan,
-                   const WriteOptions& options, uint64_t* bundle_size) {
-  *bundle_size = opened.file.bundle()->file_size;
-  if (job.in_place && patch.empty()) return Status::Ok();
-  std::optional<UniqueFd> source;
-  if (!lock) {
-    Result<UniqueFd> opened_fd = OpenFd(job.file, O_RDONLY);
-    if (!opened_fd.ok()) return opened_fd.error();
-    source.emplace(std::move(opened_fd).value());
-  }
-  const fs::path out = job.in_place ? lock->path() : fs::path(job.out);
-  Result<uint64_t> written = WriteRewrittenBundle(opened.file, lock ? lock->fd() : source->get(),
-                                                  patch, plan, out, options);
-  if (!written.ok()) return written.error();
-  *bundle_size = *written;
-  return Status::Ok();
-}
-
-Status Write(const RewriteArgs& args, const FileJob& job, const std::optional<WriterLock>& lock,
-             const OpenedProgram& opened, const PatchSet& patch, const Plan& plan,
-             uint64_t* bundle_size) {
-  WriteOptions options;
-  options.verbose = args.verbose;
-  options.progress = [&](const std::string& line) { PrintFileError(job.file, Error{line}); };
-  if (opened.file.bundle())
-    return WriteBundle(job, lock, opened, patch, plan, options, bundle_size);
-  const PteLayout& before = opened.file.layout();
-  if (job.in_place) {
-    if (patch.empty()) return Status::Ok();
-    return WritePatchedInPlace(*lock, before, patch, plan, options);
-  }
-  if (lock) {  // OUT is FILE: nothing to do, or a copy renamed over it
-    if (patch.empty()) return Status::Ok();
-    return WritePatchedCopy(lock->fd(), before, patch, plan, job.out, options);
-  }
-  Result<UniqueFd> source = OpenFd(job.file, O_RDONLY);
-  if (!source.ok()) return source.error();
-  return WritePatchedCopy(source->get(), before, patch, plan, job.out, options);
 }
 
 // A failed job: with --json its error document (this thread's first error)
@@ -236,69 +180,54 @@ JobResult Failed(const RewriteArgs& args, JobResult result) {
   return result;
 }
 
+// Fails the job with `error`, printed as one line naming `file`.
+JobResult Failed(const RewriteArgs& args, const std::string& file, const Error& error) {
+  PrintFileError(file, error);
+  JobResult result;
+  result.exit_status = ExitStatusFor(error.kind);
+  return Failed(args, result);
+}
+
 JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   TakeRecordedError();  // this job's errors only
   const auto start = std::chrono::steady_clock::now();
-  JobResult result;
   if (!job.in_place) {  // a folder means FOLDER/BASENAME; only a file or a new name is written
     Result<OutputTarget> target = ResolveOutputTarget(job.file, job.out);
-    if (!target.ok()) {
-      PrintFileError(job.out, target.error());
-      result.exit_status = kExitBadInput;
-      return Failed(args, result);
-    }
+    if (!target.ok()) return Failed(args, job.out, target.error());
     job.out = target->path.string();
   }
-  std::error_code ec;
-  const bool out_is_file =
-      !job.in_place && fs::exists(job.out, ec) && fs::equivalent(job.file, job.out, ec);
-  // Declared before the program so its lock outlives every descriptor the
-  // program holds (closing one drops the process's fcntl locks).
-  std::optional<WriterLock> lock;
-  if (job.in_place || out_is_file) {
-    Result<WriterLock> locked = LockForWriting(job.file);
-    if (!locked.ok()) {
-      PrintFileError(job.file, locked.error());
-      result.exit_status = kExitBadInput;
-      return Failed(args, result);
-    }
-    lock.emplace(std::move(locked).value());
-  }
-  std::optional<OpenedProgram> opened = OpenInput(job.file);
-  if (!opened) {
-    result.exit_status = kExitBadInput;
-    return Failed(args, result);
-  }
-  PlanOutcome outcome = PlanAndVerify(job.file, opened->view, args.share, args.planning);
-  if (!outcome.input || !outcome.violations.empty()) {  // nothing written
-    result.exit_status = outcome.exit_status;
-    return Failed(args, result);
-  }
-  const Plan& plan = outcome.input->plan;
+  RewriteRequest request;
+  request.input = job.file;
+  request.output = job.in_place ? fs::path() : fs::path(job.out);
+  request.in_place = job.in_place;
+  Result<ShareRequest> share = args.share.ToRequest();
+  if (!share.ok()) return Failed(args, job.file, share.error());
+  Result<PlanOptions> options = args.planning.ToPlanOptions();
+  if (!options.ok()) return Failed(args, job.file, options.error());
+  request.share = std::move(share).value();
+  request.options = std::move(options).value();
+  request.write_names = args.write_names;
+  request.verbose = args.verbose;
+  request.say = [&](const std::string& line) { PrintFileError(job.file, Error{line}); };
 
-  const std::vector<TensorName> names = args.write_names
-                                            ? NamesToWrite(opened->view, outcome.input->shared)
-                                            : std::vector<TensorName>{};
-  Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, plan, names);
-  if (!patch.ok()) {
-    PrintFileError(job.file,
-                   Error{"cannot patch the plan into the file: " + patch.error().message});
-    result.exit_status = kExitFindings;
-    return Failed(args, result);
+  Result<RewriteOutcome> outcome = RewriteFile(request);
+  if (!outcome.ok()) {
+    // A failed write is about the file being written.
+    const bool about_output = outcome.error().kind == ErrorKind::kIo && !job.in_place;
+    return Failed(args, about_output ? job.out : job.file, outcome.error());
   }
-  uint64_t bundle_size = 0;
-  Status written = Write(args, job, lock, *opened, *patch, plan, &bundle_size);
-  if (!written.ok()) {
-    PrintFileError(job.in_place ? job.file : job.out, written.error());
-    result.exit_status = kExitBadInput;
-    return Failed(args, result);
+  if (!outcome->plan.planned.plan.nothing_to_share.empty()) {
+    PrintFileError(job.file, NothingToShare(outcome->plan.planned.plan, request.options));
   }
-  result.changed = !patch->empty();
-  const std::optional<BundleInfo>& bundle = opened->file.bundle();
+  JobResult result;
+  result.changed = outcome->changed();
+  const ProgramView& view = outcome->program.view;
+  const std::optional<BundleInfo>& bundle = outcome->program.file.bundle();
   result.stdout_text =
-      args.json ? Json(job, opened->view, outcome, *patch, bundle, bundle_size)
-                : Summary(job, opened->view, *outcome.input, *patch, args.verbose) +
-                      (bundle ? BundleSummary(*bundle, *patch, bundle_size) : std::string());
+      args.json ? Json(job, view, *outcome, bundle)
+                : Summary(job, view, outcome->plan.planned, outcome->patch, args.verbose) +
+                      (bundle ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
+                              : std::string());
   if (args.verbose) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -412,6 +341,8 @@ int RunRewrite(const RewriteArgs& args) {
   return exit_status;
 }
 
+}  // namespace
+
 void AddRewrite(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<RewriteArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -458,7 +389,4 @@ void AddRewrite(CLI::App& app, int& exit_status) {
   cmd->callback([args, &exit_status] { exit_status = RunRewrite(*args); });
 }
 
-const bool registered = RegisterCommand({30, AddRewrite});
-
-}  // namespace
 }  // namespace pteshare::cli

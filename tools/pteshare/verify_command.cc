@@ -27,7 +27,8 @@
 #include "rewriter/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tools/pteshare/bundle_report.h"
-#include "tools/pteshare/command_registry.h"
+#include "tools/pteshare/commands.h"
+#include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
@@ -220,6 +221,8 @@ int RunVerify(const VerifyArgs& args) {
   return report.ok() ? kExitOk : kExitFindings;
 }
 
+}  // namespace
+
 void AddVerify(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -240,7 +243,4 @@ void AddVerify(CLI::App& app, int& exit_status) {
   cmd->callback([args, &exit_status] { exit_status = RunVerify(*args); });
 }
 
-const bool registered = RegisterCommand({40, AddVerify});
-
-}  // namespace
 }  // namespace pteshare::cli

@@ -1,0 +1,207 @@
+#include "rewriter/rewrite.h"
+
+#include <fcntl.h>
+
+#include <optional>
+#include <utility>
+
+#include "rewriter/bundle_writer.h"
+#include "rewriter/file_io.h"
+#include "rewriter/journal.h"
+#include "rewriter/name_patch.h"
+#include "rewriter/patched_bytes.h"
+#include "rewriter/rewrite_check.h"
+#include "rewriter/writer.h"
+#include "rewriter/writer_lock.h"
+
+namespace pteshare {
+namespace {
+namespace fs = std::filesystem;
+
+Error WithKind(Error error, ErrorKind kind) {
+  error.kind = kind;
+  return error;
+}
+
+void Say(const RewriteRequest& request, const std::string& line) {
+  if (request.say) request.say(line);
+}
+
+// Takes the writer lock and rolls back an interrupted rewrite first.
+Result<WriterLock> LockForWriting(const RewriteRequest& request) {
+  Result<WriterLock> lock = WriterLock::Acquire(request.input, [&] {
+    Say(request, "another pteshare is writing this file; waiting for it to finish");
+  });
+  if (!lock.ok()) return lock.error();
+  Result<Recovery> recovery = RecoverLocked(*lock);
+  if (!recovery.ok()) return recovery.error();
+  if (*recovery == Recovery::kRolledBack) {
+    Say(request, "rolled back an interrupted rewrite (journal " +
+                     JournalPath(lock->path()).string() + ") before rewriting");
+  }
+  return lock;
+}
+
+// The plan and its patch, from an opened program: the steps both
+// RewriteFile and RewriteBytes take before anything is written.
+struct PatchedPlan {
+  VerifiedPlan plan;
+  PatchSet patch;
+};
+
+Result<PatchedPlan> PlanAndPatch(const OpenedProgram& program, const ShareRequest& share,
+                                 const PlanOptions& options, bool write_names) {
+  Result<VerifiedPlan> plan = PlanAndVerify(program.view, share, options);
+  if (!plan.ok()) return plan.error();
+  if (!plan->verified()) return RefusedPlan(plan->violations);
+  const SharedBufferSet& shared = plan->planned.shared;
+  const std::vector<TensorName> names =
+      write_names ? NamesToWrite(program.view, shared) : std::vector<TensorName>{};
+  Result<PatchSet> patch =
+      MakePatchSet(program.file.bytes(), program.view, plan->planned.plan, names);
+  if (!patch.ok()) {
+    return Error{"cannot patch the plan into the file: " + patch.error().message,
+                 ErrorKind::kNoValidPlan};
+  }
+  return PatchedPlan{std::move(plan).value(), std::move(patch).value()};
+}
+
+// A bundle is written as a new file in both modes (bundle_writer.h);
+// returns its size.
+Result<uint64_t> WriteBundle(const RewriteRequest& request, const std::optional<WriterLock>& lock,
+                             const OpenedProgram& program, const PatchSet& patch, const Plan& plan,
+                             const WriteOptions& options) {
+  if (request.in_place && patch.empty()) return program.file.bundle()->file_size;
+  std::optional<UniqueFd> source;
+  if (!lock) {
+    Result<UniqueFd> opened = OpenFd(request.input, O_RDONLY);
+    if (!opened.ok()) return opened.error();
+    source.emplace(std::move(opened).value());
+  }
+  const fs::path out = request.in_place ? lock->path() : request.output;
+  return WriteRewrittenBundle(program.file, lock ? lock->fd() : source->get(), patch, plan, out,
+                              options);
+}
+
+// Writes the patch; returns the bundle's new size for a bundle, else 0.
+Result<uint64_t> Write(const RewriteRequest& request, const std::optional<WriterLock>& lock,
+                       const OpenedProgram& program, const PatchSet& patch, const Plan& plan) {
+  WriteOptions options;
+  options.verbose = request.verbose;
+  options.progress = request.say;
+  if (program.file.bundle()) return WriteBundle(request, lock, program, patch, plan, options);
+  const PteLayout& before = program.file.layout();
+  Status written = Status::Ok();
+  if (patch.empty()) {
+    // Already planned: nothing to write in place or over the input itself.
+    if (request.in_place || lock) return 0;
+  }
+  if (request.in_place) {
+    written = WritePatchedInPlace(*lock, before, patch, plan, options);
+  } else if (lock) {  // OUT is the input: a copy renamed over it
+    written = WritePatchedCopy(lock->fd(), before, patch, plan, request.output, options);
+  } else {
+    Result<UniqueFd> source = OpenFd(request.input, O_RDONLY);
+    if (!source.ok()) return source.error();
+    written = WritePatchedCopy(source->get(), before, patch, plan, request.output, options);
+  }
+  if (!written.ok()) return written.error();
+  return 0;
+}
+
+}  // namespace
+
+Error RefusedPlan(const std::vector<PlanViolation>& violations) {
+  std::string message = "refusing the plan: " + std::to_string(violations.size()) +
+                        " invariant violation(s) (first: " + violations.front().invariant + ": " +
+                        violations.front().message +
+                        "); this is a pteshare bug, please report it with the file";
+  return Error{message, ErrorKind::kNoValidPlan};
+}
+
+Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
+                                   const PlanOptions& options) {
+  // Replanning alone shrinks arenas: sharing nothing is a valid request.
+  share.allow_none = options.strategy != Strategy::kRelocate;
+  Result<PlanInput> planned = MakePlan(view, share, options);
+  if (!planned.ok()) return planned.error();
+  if (!planned->plan.limit_misses.empty()) {
+    std::string misses;  // one line, however many methods miss
+    for (const std::string& miss : planned->plan.limit_misses) {
+      misses += (misses.empty() ? "" : "; ") + miss;
+    }
+    return Error{"no plan fits --arena-limit: " + misses, ErrorKind::kNoValidPlan};
+  }
+  VerifiedPlan verified;
+  verified.violations = VerifyPlan(view, planned->shared, planned->plan);
+  verified.planned = std::move(planned).value();
+  return verified;
+}
+
+Result<RewriteOutcome> RewriteFile(const RewriteRequest& request) {
+  if (request.in_place == !request.output.empty()) {
+    return Error{"give exactly one of an output file and in place"};
+  }
+  std::error_code ec;
+  const bool out_is_input = !request.in_place && fs::exists(request.output, ec) &&
+                            fs::equivalent(request.input, request.output, ec);
+  // Declared before the program so its lock outlives every descriptor the
+  // program holds (closing one drops the process's fcntl locks).
+  std::optional<WriterLock> lock;
+  if (request.in_place || out_is_input) {
+    Result<WriterLock> locked = LockForWriting(request);
+    if (!locked.ok()) return locked.error();
+    lock.emplace(std::move(locked).value());
+  }
+  Result<OpenedProgram> program = OpenProgram(request.input);
+  if (!program.ok()) return program.error();
+  if (!program->notice.empty()) Say(request, program->notice);
+
+  Result<PatchedPlan> patched =
+      PlanAndPatch(*program, request.share, request.options, request.write_names);
+  if (!patched.ok()) return patched.error();
+  Result<uint64_t> bundle_size =
+      Write(request, lock, *program, patched->patch, patched->plan.planned.plan);
+  if (!bundle_size.ok()) return WithKind(bundle_size.error(), ErrorKind::kIo);
+
+  RewriteOutcome outcome{std::move(program).value(), std::move(patched->plan),
+                         std::move(patched->patch)};
+  outcome.bundle_size_after = *bundle_size;
+  return outcome;
+}
+
+Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
+                                    const PlanOptions& options, bool write_names) {
+  Result<OpenedProgram> program = OpenProgramBytes(input);
+  if (!program.ok()) return program.error();
+  Result<PatchedPlan> patched = PlanAndPatch(*program, share, options, write_names);
+  if (!patched.ok()) return patched.error();
+  const PatchSet& patch = patched->patch;
+  const Plan& plan = patched->plan.planned.plan;
+
+  std::vector<uint8_t> bytes;
+  uint64_t bundle_size = 0;
+  if (program->file.bundle()) {
+    Result<RewrittenBundle> rewritten = RewriteBundleInMemory(program->file, patch);
+    if (!rewritten.ok()) return WithKind(rewritten.error(), ErrorKind::kNoValidPlan);
+    Status checked =
+        CheckRewrittenBundle(rewritten->bundle, program->file, *rewritten, patch, plan);
+    if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
+    bytes = std::move(rewritten->bundle);
+    bundle_size = bytes.size();
+  } else {
+    Result<std::vector<uint8_t>> rewritten = ApplyPatchInMemory(program->file.bytes(), patch);
+    if (!rewritten.ok()) return WithKind(rewritten.error(), ErrorKind::kNoValidPlan);
+    // The same re-read check the writer makes before a file may stand.
+    Status checked = CheckRewrittenFile(*rewritten, program->file.layout(), patch, plan);
+    if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
+    bytes = std::move(rewritten).value();
+  }
+  RewriteOutcome outcome{std::move(program).value(), std::move(patched->plan),
+                         std::move(patched->patch)};
+  outcome.bundle_size_after = bundle_size;
+  outcome.bytes = std::move(bytes);
+  return outcome;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,96 @@
+// The rewrite pipeline, as a library: what `pteshare rewrite` does, step by
+// step, for any front end (the CLI, the Python module, a build tool).
+//
+//   lock -> recover -> open -> plan -> verify -> patch -> write -> re-read
+//
+// RewriteFile runs it on a file: with --in-place or an output that is the
+// input itself it takes the writer lock first (writer_lock.h) and rolls
+// back an interrupted rewrite (journal.h); the lock outlives every
+// descriptor the program holds, since closing any descriptor of a file
+// drops this process's fcntl locks on it. RewriteBytes runs the same steps
+// on bytes in memory (the buffer an export script holds after
+// `to_executorch()`) and returns the rewritten file's bytes, identical to
+// what RewriteFile writes with -o for the same input and options.
+// PlanAndVerify is the planning half alone (`pteshare plan`, `plot`).
+//
+// Nothing here prints. Errors carry a kind (result.h): kBadInput for bad
+// options or input, kNoValidPlan when no plan fits a limit, verifies or can
+// be patched in, kIo when writing failed (the input is then as it was).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rewriter/open_program.h"
+#include "rewriter/patcher.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
+#include "rewriter/result.h"
+
+namespace pteshare {
+
+/// A plan and what its verification found. An empty `violations` is a
+/// plan that may be written; otherwise it is a pteshare bug, shown by
+/// `pteshare plan` and refused by every writer.
+struct VerifiedPlan {
+  PlanInput planned;
+  std::vector<PlanViolation> violations;
+
+  bool verified() const { return violations.empty(); }
+};
+
+/// Plans `view` for `share` and verifies the plan. With replan or best,
+/// sharing nothing is allowed (the arenas are just replanned); with
+/// relocate it is an error. A plan that misses an --arena-limit is an
+/// error of kind kNoValidPlan naming every miss.
+Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
+                                   const PlanOptions& options);
+
+/// The error a writer gives for a plan with violations (kNoValidPlan).
+Error RefusedPlan(const std::vector<PlanViolation>& violations);
+
+/// What to rewrite and how (the CLI's flags, parsed).
+struct RewriteRequest {
+  std::filesystem::path input;
+  /// The file to write (a file name, not a folder); empty with in_place.
+  std::filesystem::path output;
+  bool in_place = false;
+  ShareRequest share;
+  PlanOptions options;
+  /// Store each shared buffer's name in its tensor (name_patch.h).
+  bool write_names = false;
+  /// Lines a user should see as they happen: waiting for another writer, a
+  /// rollback of an interrupted rewrite, a long segment move, and with
+  /// `verbose` every step of the writer. May be empty.
+  std::function<void(const std::string&)> say;
+  bool verbose = false;
+};
+
+/// What a rewrite did.
+struct RewriteOutcome {
+  /// The input as read and planned. RewriteBytes: it points into the input
+  /// bytes, so it is valid while they are.
+  OpenedProgram program;
+  VerifiedPlan plan;  // verified
+  PatchSet patch;     // empty: already planned, nothing written
+  /// A bundle's size after the rewrite (its program's sizes are in patch).
+  uint64_t bundle_size_after = 0;
+  /// RewriteBytes only: the rewritten file (a bundle for a bundle).
+  std::vector<uint8_t> bytes{};
+
+  bool changed() const { return !patch.empty(); }
+};
+
+/// Rewrites `request.input` to `request.output`, or in place.
+Result<RewriteOutcome> RewriteFile(const RewriteRequest& request);
+
+/// Rewrites the program (or bundle) `input` in memory. The outcome's
+/// program points into `input`.
+Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
+                                    const PlanOptions& options, bool write_names = false);
+
+}  // namespace pteshare
