@@ -5,38 +5,17 @@
 #include <string>
 
 #include "rewriter/open_program.h"
-#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
-#include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
+#include "tools/report/bundle_report.h"
+#include "tools/report/inspect_report.h"
 
 namespace pteshare::cli {
 namespace {
-
-struct MethodSummary {
-  size_t planned = 0;
-  size_t missing_fields = 0;          // planned tensors whose table lacks a field
-  std::vector<uint64_t> highest_end;  // per arena: largest offset + nbytes
-};
-
-MethodSummary Summarize(const MethodView& method) {
-  MethodSummary s;
-  s.highest_end.assign(method.arenas.size(), 0);
-  for (const TensorValue& t : method.tensors) {
-    if (!t.planned) continue;
-    ++s.planned;
-    if (!t.stored.all()) ++s.missing_fields;
-    uint32_t id = t.placement.memory_id;
-    if (id >= 1 && id <= s.highest_end.size()) {
-      s.highest_end[id - 1] = std::max(s.highest_end[id - 1], t.placement.end());
-    }
-  }
-  return s;
-}
 
 void PrintText(const std::string& path, const PteFile& file, const ProgramView& view) {
   const PteLayout& layout = view.layout;
@@ -94,87 +73,6 @@ void PrintText(const std::string& path, const PteFile& file, const ProgramView& 
   }
 }
 
-void PrintJson(const std::string& path, const PteFile& file, const ProgramView& view) {
-  const PteLayout& layout = view.layout;
-  JsonWriter json;
-  BeginJsonDocument(json);
-  json.Field("file", path);
-  // For a bundle, the sizes and offsets below are those of its program.
-  WriteBundleJson(json, file);
-  json.Field("file_size", layout.file_size);
-  json.Key("extended_header");
-  if (layout.header.present) {
-    json.BeginObject()
-        .Field("length", layout.header.length)
-        .Field("program_size", layout.header.program_size)
-        .Field("segment_base_offset", layout.header.segment_base_offset);
-    json.Key("segment_data_size");
-    if (layout.header.has_segment_data_size) {
-      json.Uint(layout.header.segment_data_size);
-    } else {
-      json.Null();
-    }
-    json.EndObject();
-  } else {
-    json.Null();
-  }
-  json.Field("program_size", layout.program_size);
-  json.Field("slack", layout.slack());
-  json.Key("segments").BeginArray();
-  for (const SegmentExtent& s : layout.segments) {
-    json.BeginObject()
-        .Field("offset", s.offset)
-        .Field("size", s.size)
-        .Field("file_offset", s.file_offset)
-        .EndObject();
-  }
-  json.EndArray();
-  json.Key("methods").BeginArray();
-  for (const MethodView& method : view.methods) {
-    MethodSummary s = Summarize(method);
-    json.BeginObject()
-        .Field("name", method.name)
-        .Field("instructions", method.instruction_count)
-        .Field("values", method.value_count)
-        .Field("tensors", static_cast<uint64_t>(method.tensors.size()))
-        .Field("planned_tensors", static_cast<uint64_t>(s.planned))
-        .Field("tables_missing_fields", static_cast<uint64_t>(s.missing_fields));
-    json.Key("arenas").BeginArray();
-    for (const Arena& arena : method.arenas) {
-      json.BeginObject()
-          .Field("memory_id", arena.memory_id)
-          .Field("size", arena.size)
-          .Field("device", DeviceName(static_cast<int8_t>(arena.device), arena.device_index))
-          .Field("highest_end", s.highest_end[arena.memory_id - 1])
-          .EndObject();
-    }
-    json.EndArray();
-    json.Key("mutable_buffers").BeginArray();
-    for (const TensorValue& t : method.tensors) {
-      if (!t.is_mutable_buffer()) continue;
-      json.BeginObject().Field("value_index", t.value_index);
-      json.Key("name");
-      if (t.name.empty()) {
-        json.Null();
-      } else {
-        json.String(t.name);
-      }
-      json.Field("memory_id", t.placement.memory_id)
-          .Field("offset", t.placement.offset)
-          .Field("nbytes", t.nbytes)
-          .Field("initial_state", t.has_initial_state)
-          .EndObject();
-    }
-    json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray();
-  // What the arenas cost as they stand (before == after).
-  WriteMemoryJson(json, ComputeMemoryCost(ArenaSizes(view)));
-  json.EndObject();
-  PrintJsonDocument(json.str());
-}
-
 struct InspectArgs {
   std::string file;
   bool json = false;
@@ -202,7 +100,7 @@ void AddInspect(CLI::App& app, int& exit_status) {
       return;
     }
     if (args->json) {
-      PrintJson(args->file, opened->file, opened->view);
+      PrintJsonDocument(InspectJson(args->file, opened->file, opened->view));
     } else {
       PrintText(args->file, opened->file, opened->view);
     }

@@ -12,10 +12,6 @@ thread_local std::optional<RecordedError> first_error;
 
 }  // namespace
 
-void BeginJsonDocument(JsonWriter& json) {
-  json.BeginObject().Field("format_version", kJsonFormatVersion);
-}
-
 void PrintJsonDocument(const std::string& document) {
   std::fputs(document.c_str(), stdout);
   document_printed = true;

@@ -7,16 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "tools/pteshare/json_writer.h"
+#include "tools/report/document.h"
+#include "tools/report/json_writer.h"
 
 namespace pteshare::cli {
-
-/// The shape of every --json document. Raised when a key changes meaning or
-/// goes away (new keys do not raise it).
-inline constexpr uint64_t kJsonFormatVersion = 1;
-
-/// Opens a document's top-level object: `{"format_version": N`.
-void BeginJsonDocument(JsonWriter& json);
 
 /// Prints a finished document on stdout and remembers that one was printed.
 void PrintJsonDocument(const std::string& document);

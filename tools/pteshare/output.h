@@ -1,5 +1,5 @@
 // How every command speaks: errors as one line naming the file, numbers a
-// person can read at a glance.
+// person can read at a glance (tools/report/numbers.h).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "rewriter/result.h"
+#include "tools/report/numbers.h"
 
 namespace pteshare::cli {
 
@@ -18,12 +19,5 @@ std::string EscapeControl(std::string_view text);
 void PrintFileError(const std::filesystem::path& file, const Error& error);
 /// Prints `pteshare: message` on stderr, on one line.
 void PrintError(std::string_view message);
-
-/// 1234567 -> "1,234,567".
-std::string Grouped(uint64_t value);
-/// 1234567 -> "1.18 MiB" (exact bytes below 1 KiB).
-std::string HumanBytes(uint64_t bytes);
-/// "CPU", "CUDA:0", or the number for a device type we do not know.
-std::string DeviceName(int8_t device_type, int8_t device_index);
 
 }  // namespace pteshare::cli

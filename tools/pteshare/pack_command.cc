@@ -13,8 +13,8 @@
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
-#include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/number_option.h"
+#include "tools/report/json_writer.h"
 
 namespace pteshare::cli {
 namespace {

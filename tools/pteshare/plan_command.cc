@@ -5,13 +5,13 @@
 // passed it. Writes nothing.
 #include <cstdio>
 
-#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
+#include "tools/report/bundle_report.h"
 
 namespace pteshare::cli {
 namespace {
@@ -29,13 +29,7 @@ int RunPlan(const PlanArgs& args) {
   PlanOutcome outcome = PlanForCommand(args.file, opened->view, args.share, args.planning);
   if (!outcome.plan) return outcome.exit_status;
   if (args.json) {
-    JsonWriter json;
-    BeginJsonDocument(json);
-    json.Field("file", args.file);
-    WriteBundleJson(json, opened->file);
-    WritePlanJson(json, opened->view, *outcome.plan);
-    json.EndObject();
-    PrintJsonDocument(json.str());
+    PrintJsonDocument(PlanJson(args.file, opened->file, opened->view, *outcome.plan));
   } else {
     std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
     PrintPlanText(args.file, opened->view, *outcome.plan);

@@ -1,6 +1,6 @@
 // The planning step every planning command shares (plan, rewrite, plot):
 // open, choose the shared buffers, make the plan, verify it; and the plan
-// report in text or JSON.
+// report in text (JSON: tools/report/plan_json.h).
 #pragma once
 
 #include <optional>
@@ -12,8 +12,8 @@
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
 #include "rewriter/rewrite.h"
-#include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/share_options.h"
+#include "tools/report/plan_json.h"
 
 namespace pteshare::cli {
 
@@ -51,8 +51,6 @@ Error NothingToShare(const Plan& plan, const PlanOptions& options);
 
 /// Human-readable report of a plan.
 void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified);
-/// The same as JSON members of an already open object.
-void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified);
 
 /// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
 /// --share-auto made of unnamed state.
@@ -62,7 +60,5 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
 /// of arenas vs separate sets, before -> after. Each line starts with
 /// `indent`.
 std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent);
-/// `"memory": {...}` as a member of an open object.
-void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost);
 
 }  // namespace pteshare::cli

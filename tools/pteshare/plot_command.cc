@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/layout_html.h"
@@ -18,6 +17,7 @@
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
 #include "tools/pteshare/svg_layout.h"
+#include "tools/report/bundle_report.h"
 
 namespace pteshare::cli {
 namespace {

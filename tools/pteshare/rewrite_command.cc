@@ -30,6 +30,7 @@
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
+#include "tools/report/rewrite_report.h"
 
 namespace pteshare::cli {
 namespace {
@@ -46,18 +47,6 @@ struct RewriteArgs {
   bool verbose = false;
   bool json = false;
 };
-
-size_t SharedCount(const Plan& plan) {
-  size_t n = 0;
-  for (const FrontRegion& f : plan.fronts) n += f.slots.size();
-  return n;
-}
-
-size_t MovedCount(const Plan& plan) {
-  size_t n = 0;
-  for (const MethodPlan& m : plan.methods) n += m.moved_count();
-  return n;
-}
 
 /// One input and where its result goes.
 struct FileJob {
@@ -124,54 +113,6 @@ std::string BundleSummary(const BundleInfo& bundle, const PatchSet& patch, uint6
          Grouped(bundle.file_size) + " -> " + Grouped(size_after) + " bytes\n";
 }
 
-std::string Json(const FileJob& job, const ProgramView& view, const RewriteOutcome& outcome,
-                 const std::optional<BundleInfo>& bundle) {
-  const Plan& plan = outcome.plan.planned.plan;
-  const PatchSet& patch = outcome.patch;
-  const uint64_t bundle_size_after = outcome.bundle_size_after;
-  JsonWriter json;
-  BeginJsonDocument(json);
-  json.Field("file", job.file);
-  json.Key("output");
-  if (job.in_place) {
-    json.Null();
-  } else {
-    json.String(job.out);
-  }
-  json.Field("in_place", job.in_place)
-      .Field("changed", !patch.empty())
-      .Field("shared_buffers", static_cast<uint64_t>(SharedCount(plan)))
-      .Field("moved_tensors", static_cast<uint64_t>(MovedCount(plan)))
-      .Field("bytes_appended", static_cast<uint64_t>(patch.appended.size()))
-      .Field("tables_appended", static_cast<uint64_t>(patch.tables_appended))
-      .Field("tensors_repointed", static_cast<uint64_t>(patch.tensors_repointed))
-      .Field("fields_overwritten", static_cast<uint64_t>(patch.fields_overwritten))
-      .Field("arena_sizes_changed", static_cast<uint64_t>(patch.arena_sizes_changed))
-      .Field("names_written", static_cast<uint64_t>(patch.names_written))
-      .Field("segments_moved", patch.segments_move())
-      .Field("segment_shift", patch.segment_shift())
-      .Field("program_size_before", patch.old_program_size)
-      .Field("program_size_after", patch.new_program_size)
-      .Field("file_size_before", patch.old_file_size)
-      .Field("file_size_after", patch.new_file_size);
-  // For a bundle the sizes above are its program's; the bundle's are here.
-  json.Key("bundle");
-  if (bundle) {
-    json.BeginObject()
-        .Field("bundle_size_before", bundle->file_size)
-        .Field("bundle_size_after", bundle_size_after)
-        .Field("test_suites", bundle->test_suites)
-        .Field("test_cases", bundle->test_cases)
-        .EndObject();
-  } else {
-    json.Null();
-  }
-  json.Key("plan").BeginObject();
-  WritePlanJson(json, view, outcome.plan);
-  json.EndObject().EndObject();
-  return json.str();
-}
-
 // A failed job: with --json its error document (this thread's first error)
 // takes its place in the output.
 JobResult Failed(const RewriteArgs& args, JobResult result) {
@@ -224,10 +165,11 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   const ProgramView& view = outcome->program.view;
   const std::optional<BundleInfo>& bundle = outcome->program.file.bundle();
   result.stdout_text =
-      args.json ? Json(job, view, *outcome, bundle)
-                : Summary(job, view, outcome->plan.planned, outcome->patch, args.verbose) +
-                      (bundle ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
-                              : std::string());
+      args.json
+          ? RewriteJson(job.file, job.in_place ? std::string() : job.out, job.in_place, *outcome)
+          : Summary(job, view, outcome->plan.planned, outcome->patch, args.verbose) +
+                (bundle ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
+                        : std::string());
   if (args.verbose) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,18 +6,7 @@
 //
 // Exit status: 0 clean (warnings allowed), 1 findings, 2 bad input.
 //
-// --json prints (keys always present, in this order):
-//   { "file", "ok", "summary", "errors", "warnings",
-//     "methods":  [{ "name", "planned_tensors", "arenas": [{ "memory_id", "size" }] }],
-//     "shared":   [{ "name", "memory_id", "offset", "nbytes", "methods": [..],
-//                    "initial_state_in": [..] }],
-//     "findings": [{ "kind", "severity", "method"|null, "value_index"|null, "name"|null,
-//                    "placement": { "memory_id", "offset", "nbytes" }|null,
-//                    "reference": { "method", "value_index"|null, "memory_id", "offset",
-//                                   "nbytes" }|null,
-//                    "expected", "actual", "message" }] }
-// `kind` is runtime_check::FindingKindName; expected/actual mean what
-// alias_check.h says for that kind.
+// --json prints the document tools/report/verify_report.h describes.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -26,15 +15,15 @@
 
 #include "rewriter/pte_file.h"
 #include "runtime_check/alias_check.h"
-#include "tools/pteshare/bundle_report.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
-#include "tools/pteshare/json_writer.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
 #include "tools/pteshare/share_options.h"
+#include "tools/report/bundle_report.h"
+#include "tools/report/verify_report.h"
 
 namespace pteshare::cli {
 namespace {
@@ -46,20 +35,6 @@ struct VerifyArgs {
   ShareOptions share;
   bool json = false;
 };
-
-// --share names, plus with --share-auto every name the automatic choice
-// finds (an empty list asks the checker for that choice alone).
-std::vector<std::string> SharedNames(const ShareOptions& share, const PteFile& file,
-                                     const std::vector<rc::NameAssignment>& names) {
-  std::set<std::string> chosen(share.share.begin(), share.share.end());
-  if (share.share_auto && !chosen.empty()) {
-    rc::CheckOptions automatic;
-    automatic.extra_names = names;
-    rc::Report found = rc::CheckProgram(file.bytes().data(), file.bytes().size(), automatic);
-    for (const rc::SharedBuffer& buffer : found.shared) chosen.insert(buffer.name);
-  }
-  return {chosen.begin(), chosen.end()};
-}
 
 void PrintText(const std::string& path, const rc::Report& report) {
   std::printf("%s: %zu method%s, %zu shared buffer%s\n", path.c_str(), report.methods.size(),
@@ -94,131 +69,27 @@ void PrintText(const std::string& path, const rc::Report& report) {
   std::printf("%s: %s\n", path.c_str(), report.Summary().c_str());
 }
 
-void OptionalString(JsonWriter& json, const char* key, const std::string& value) {
-  json.Key(key);
-  if (value.empty()) {
-    json.Null();
-  } else {
-    json.String(value);
-  }
-}
-
-void OptionalIndex(JsonWriter& json, const char* key, int64_t value_index) {
-  json.Key(key);
-  if (value_index == rc::kNoValue) {
-    json.Null();
-  } else {
-    json.Int(value_index);
-  }
-}
-
-void PrintFinding(JsonWriter& json, const rc::Finding& f) {
-  json.BeginObject()
-      .Field("kind", rc::FindingKindName(f.kind))
-      .Field("severity", f.severity == rc::Severity::kError ? "error" : "warning");
-  OptionalString(json, "method", f.method);
-  OptionalIndex(json, "value_index", f.value_index);
-  OptionalString(json, "name", f.name);
-  json.Key("placement");
-  if (f.placement.memory_id == 0) {
-    json.Null();
-  } else {
-    json.BeginObject()
-        .Field("memory_id", f.placement.memory_id)
-        .Field("offset", f.placement.offset)
-        .Field("nbytes", f.placement.nbytes)
-        .EndObject();
-  }
-  json.Key("reference");
-  if (f.reference_method.empty()) {
-    json.Null();
-  } else {
-    json.BeginObject().Field("method", f.reference_method);
-    OptionalIndex(json, "value_index", f.reference_value_index);
-    json.Field("memory_id", f.reference.memory_id)
-        .Field("offset", f.reference.offset)
-        .Field("nbytes", f.reference.nbytes)
-        .EndObject();
-  }
-  json.Field("expected", f.expected).Field("actual", f.actual).Field("message", f.message);
-  json.EndObject();
-}
-
-void PrintJson(const std::string& path, const PteFile& file, const rc::Report& report) {
-  JsonWriter json;
-  BeginJsonDocument(json);
-  json.Field("file", path)
-      .Field("ok", report.ok())
-      .Field("summary", report.Summary())
-      .Field("errors", static_cast<uint64_t>(report.error_count()))
-      .Field("warnings", static_cast<uint64_t>(report.warning_count()));
-  WriteBundleJson(json, file);
-  json.Key("methods").BeginArray();
-  for (const rc::MethodArenas& method : report.methods) {
-    json.BeginObject().Field("name", method.name).Field("planned_tensors", method.planned_tensors);
-    json.Key("arenas").BeginArray();
-    for (size_t i = 0; i < method.arena_sizes.size(); ++i) {
-      json.BeginObject()
-          .Field("memory_id", static_cast<uint64_t>(i + 1))
-          .Field("size", method.arena_sizes[i])
-          .EndObject();
-    }
-    json.EndArray().EndObject();
-  }
-  json.EndArray();
-  json.Key("shared").BeginArray();
-  for (const rc::SharedBuffer& shared : report.shared) {
-    json.BeginObject()
-        .Field("name", shared.name)
-        .Field("paired", shared.paired)
-        .Field("memory_id", shared.placement.memory_id)
-        .Field("offset", shared.placement.offset)
-        .Field("nbytes", shared.placement.nbytes);
-    json.Key("methods").BeginArray();
-    for (const std::string& m : shared.methods) json.String(m);
-    json.EndArray();
-    json.Key("initial_state_in").BeginArray();
-    for (const std::string& m : shared.methods_with_initial_state) json.String(m);
-    json.EndArray().EndObject();
-  }
-  json.EndArray();
-  std::vector<std::vector<uint64_t>> arena_sizes;
-  for (const rc::MethodArenas& method : report.methods) arena_sizes.push_back(method.arena_sizes);
-  WriteMemoryJson(json, ComputeMemoryCost(arena_sizes));
-  json.Key("findings").BeginArray();
-  for (const rc::Finding& finding : report.findings) PrintFinding(json, finding);
-  json.EndArray().EndObject();
-  PrintJsonDocument(json.str());
-}
-
 int RunVerify(const VerifyArgs& args) {
-  Result<std::vector<NameAssignment>> parsed = args.share.ParsedNames();
-  if (!parsed.ok()) {
-    PrintError(parsed.error().message);
+  Result<ShareRequest> share = args.share.ToRequest();
+  if (!share.ok()) {
+    PrintError(share.error().message);
     return kExitBadInput;
   }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const PteFile* file = &opened->file;
-  rc::CheckOptions options;
-  for (const NameAssignment& a : *parsed) {
-    options.extra_names.push_back({a.method, a.value_index, a.name});
-  }
-  options.shared_names = SharedNames(args.share, *file, options.extra_names);
-
-  const rc::Report report = rc::CheckProgram(file->bytes().data(), file->bytes().size(), options);
-  if (!report.readable() || !report.completed) {
-    PrintFileError(args.file, Error{report.findings.empty() ? report.Summary()
-                                                            : report.findings.front().message});
+  Result<rc::Report> report = CheckForVerify(*file, *share);
+  if (!report.ok()) {
+    PrintFileError(args.file, report.error());
     return kExitBadInput;
   }
   if (args.json) {
-    PrintJson(args.file, *file, report);
+    PrintJsonDocument(VerifyJson(args.file, *file, *report));
   } else {
     std::fputs(BundleLine(args.file, *file).c_str(), stdout);
-    PrintText(args.file, report);
+    PrintText(args.file, *report);
   }
-  return report.ok() ? kExitOk : kExitFindings;
+  return report->ok() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "tools/pteshare/json_writer.h"
+#include "tools/report/json_writer.h"
 
 #include <cmath>
 #include <cstdio>

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "rewriter/pte_file.h"
-#include "tools/pteshare/json_writer.h"
+#include "tools/report/json_writer.h"
 
 namespace pteshare::cli {
 

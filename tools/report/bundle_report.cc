@@ -1,6 +1,6 @@
-#include "tools/pteshare/bundle_report.h"
+#include "tools/report/bundle_report.h"
 
-#include "tools/pteshare/output.h"
+#include "tools/report/numbers.h"
 
 namespace pteshare::cli {
 

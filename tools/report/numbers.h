@@ -1,0 +1,17 @@
+// Numbers a person can read at a glance, in the text and JSON reports:
+// grouped digits, binary units, device names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pteshare::cli {
+
+/// 1234567 -> "1,234,567".
+std::string Grouped(uint64_t value);
+/// 1234567 -> "1.18 MiB" (exact bytes below 1 KiB).
+std::string HumanBytes(uint64_t bytes);
+/// "CPU", "CUDA:0", or the number for a device type we do not know.
+std::string DeviceName(int8_t device_type, int8_t device_index);
+
+}  // namespace pteshare::cli

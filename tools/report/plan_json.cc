@@ -1,0 +1,139 @@
+#include "tools/report/plan_json.h"
+
+#include "tools/report/bundle_report.h"
+#include "tools/report/document.h"
+#include "tools/report/numbers.h"
+
+namespace pteshare::cli {
+
+void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
+  auto fields = [&](const ArenaCost& a) {
+    json.Field("one_set_before", a.one_set_before)
+        .Field("one_set_after", a.one_set_after)
+        .Field("separate_before", a.separate_before)
+        .Field("separate_after", a.separate_after);
+  };
+  json.Key("memory").BeginObject();
+  json.Key("arenas").BeginArray();
+  for (const ArenaCost& a : cost.arenas) {
+    json.BeginObject().Field("memory_id", a.memory_id);
+    fields(a);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("total").BeginObject();
+  fields(cost.total);
+  json.EndObject().EndObject();
+}
+
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
+  const Plan& plan = verified.planned.plan;
+  const SharedBufferSet& shared = verified.planned.shared;
+  json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
+  json.Key("pairs").BeginArray();
+  for (const StatePairing& pairing : shared.pairings) {
+    json.BeginObject().Field("name", pairing.name).Field("shape", pairing.shape);
+    json.Field("memory_id", pairing.memory_id).Key("values").BeginArray();
+    for (const auto& [method, value] : pairing.values) {
+      json.BeginObject()
+          .Field("method", view.methods[method].name)
+          .Field("value_index", value)
+          .EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("nothing_to_share");
+  if (plan.nothing_to_share.empty()) {
+    json.Null();
+  } else {
+    json.String(plan.nothing_to_share);
+  }
+  json.Key("fronts").BeginArray();
+  for (const FrontRegion& f : plan.fronts) {
+    json.BeginObject().Field("memory_id", f.memory_id).Field("size", f.size);
+    json.Key("slots").BeginArray();
+    for (const FrontSlot& s : f.slots) {
+      json.BeginObject()
+          .Field("name", s.name)
+          .Field("offset", s.offset)
+          .Field("nbytes", s.nbytes)
+          .EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("methods").BeginArray();
+  for (const MethodPlan& m : plan.methods) {
+    json.BeginObject()
+        .Field("name", m.name)
+        .Field("planned_tensors", static_cast<uint64_t>(m.moves.size()))
+        .Field("moved_tensors", static_cast<uint64_t>(m.moved_count()));
+    json.Key("arenas").BeginArray();
+    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+      const uint32_t id = static_cast<uint32_t>(i + 1);
+      const Arena* arena = view.methods[m.method_index].arena(id);
+      const FrontRegion* f = plan.front(id);
+      json.BeginObject()
+          .Field("memory_id", id)
+          .Field("device", DeviceName(static_cast<int8_t>(arena->device), arena->device_index))
+          .Field("size_before", m.arena_sizes_before[i])
+          .Field("size_after", m.arena_sizes_after[i])
+          .Field("front", f ? f->size : uint64_t{0});
+      if (i < m.arena_strategies.size()) json.Field("strategy", m.arena_strategies[i]);
+      if (i < m.arena_lower_bounds.size()) json.Field("lower_bound", m.arena_lower_bounds[i]);
+      if (i < m.arena_sizes_relocate.size()) json.Field("size_relocate", m.arena_sizes_relocate[i]);
+      if (i < m.arena_sizes_replan.size()) {
+        json.Key("size_replan");
+        if (m.arena_sizes_replan[i]) {
+          json.Uint(*m.arena_sizes_replan[i]);
+        } else {
+          json.Null();
+        }
+      }
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("shared").BeginArray();
+    for (const SharedBuffer& b : shared.buffers) {
+      const auto& value = b.value_in_method[m.method_index];
+      if (!value) continue;
+      for (const TensorMove& move : m.moves) {
+        if (move.value_index != *value) continue;
+        json.BeginObject()
+            .Field("name", b.name)
+            .Field("value_index", *value)
+            .Field("memory_id", move.after.memory_id)
+            .Field("offset_before", move.before.offset)
+            .Field("offset_after", move.after.offset)
+            .Field("nbytes", move.after.nbytes)
+            .EndObject();
+      }
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  WriteMemoryJson(json, ComputeMemoryCost(plan));
+  json.Key("warnings").BeginArray();
+  for (const std::string& w : plan.warnings) json.String(w);
+  json.EndArray();
+  json.Field("verified", verified.verified());
+  json.Key("violations").BeginArray();
+  for (const PlanViolation& v : verified.violations) {
+    json.BeginObject().Field("invariant", v.invariant).Field("message", v.message).EndObject();
+  }
+  json.EndArray();
+}
+
+std::string PlanJson(const std::string& file, const PteFile& pte, const ProgramView& view,
+                     const VerifiedPlan& verified) {
+  JsonWriter json;
+  BeginJsonDocument(json);
+  WriteFileField(json, file);
+  WriteBundleJson(json, pte);
+  WritePlanJson(json, view, verified);
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace pteshare::cli

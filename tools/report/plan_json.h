@@ -1,0 +1,24 @@
+// The plan report as JSON: `pteshare plan --json`, the "plan" object of
+// `pteshare rewrite --json`, and the Python module's plan().
+#pragma once
+
+#include <string>
+
+#include "rewriter/memory_cost.h"
+#include "rewriter/pte_file.h"
+#include "rewriter/rewrite.h"
+#include "tools/report/json_writer.h"
+
+namespace pteshare::cli {
+
+/// The plan as JSON members of an already open object.
+void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified);
+/// `"memory": {...}` as a member of an open object.
+void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost);
+
+/// The document `pteshare plan --json` prints for `file` (empty: bytes in
+/// memory, "file": null).
+std::string PlanJson(const std::string& file, const PteFile& pte, const ProgramView& view,
+                     const VerifiedPlan& verified);
+
+}  // namespace pteshare::cli
