@@ -1,8 +1,11 @@
-// The installed package as another project sees it: `cmake --install` of
-// this build tree into a temporary prefix, then tests/consumer configured
-// against it with find_package(pteshare), built (its pteshare_rewrite()
-// step runs the installed pteshare on a pte-synth program) and run (its
-// loader links pteshare::runtime_check). Skips when cmake is not on PATH.
+// The installed package as another project sees it: `cmake --install
+// --strip` of this build tree, staged with DESTDIR into a temporary folder
+// (so that nothing, not even the Python module's absolute site-packages
+// path, lands outside it), then tests/consumer configured against it with
+// find_package(pteshare), built (its pteshare_rewrite() steps run the
+// installed pteshare on a pte-synth program, once with each option) and run
+// (its loader links pteshare::runtime_check, its exporter
+// pteshare::rewriter). Skips when cmake is not on PATH.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -37,13 +40,29 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   const fs::path build_tree = PTESHARE_BINARY_DIR;
   const fs::path consumer_source = fs::path(PTESHARE_SOURCE_DIR) / "tests" / "consumer";
   TempDir dir;
-  const fs::path prefix = dir / "prefix";
+  const fs::path stage = dir / "stage";
+  const std::string prefix_text = "/opt/pteshare";
+  const fs::path prefix = stage / "opt" / "pteshare";
   const fs::path consumer_build = dir / "consumer-build";
   const fs::path log = dir / "log.txt";
 
-  ASSERT_EQ(Shell("cmake --install " + Quoted(build_tree) + " --prefix " + Quoted(prefix), log), 0)
+  ASSERT_EQ(Shell("DESTDIR=" + Quoted(stage) + " cmake --install " + Quoted(build_tree) +
+                      " --strip --prefix " + prefix_text,
+                  log),
+            0)
       << ReadFileBytes(log);
   EXPECT_TRUE(fs::exists(prefix / "bin" / "pteshare"));
+  // Stripped: no symbol table left in the programs.
+  if (OnPath("readelf")) {
+    for (const char* program : {"pteshare", "pte-synth", "pteshare-selfcheck"}) {
+      ASSERT_EQ(Shell("readelf -S " + Quoted(prefix / "bin" / program), log), 0) << program;
+      EXPECT_EQ(ReadFileBytes(log).find(".symtab"), std::string::npos) << program;
+    }
+  }
+  // The rewriter's public headers, and only the public ones.
+  EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "rewriter" / "rewrite.h"));
+  EXPECT_FALSE(fs::exists(prefix / "include" / "pteshare" / "rewriter" / "writer_lock.h"));
+  EXPECT_TRUE(fs::exists(prefix / "lib" / "libpteshare_rewriter.a"));
   EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "runtime_check" / "alias_check.h"));
   EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "program_generated.h"));
   EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "tensor_nbytes.h"));
@@ -70,6 +89,41 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(consumer_build / "llm.pte"), log), 1)
       << ReadFileBytes(log);
 
+  // The exporter: RewriteBytes gives the bytes the build step's `pteshare
+  // rewrite` wrote for the same options.
+  const fs::path exported = consumer_build / "exported.pte";
+  ASSERT_EQ(Shell(Quoted(consumer_build / "rewrite_model") + " " +
+                      Quoted(consumer_build / "llm.pte") + " " + Quoted(exported),
+                  log),
+            0)
+      << ReadFileBytes(log);
+  EXPECT_EQ(ReadFileBytes(exported), ReadFileBytes(consumer_build / "llm-shared.pte"));
+  // The other build steps: replanned only (nothing shared), and named.
+  EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(consumer_build / "llm-replanned.pte"), log), 1)
+      << ReadFileBytes(log);
+  EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(consumer_build / "named" / "llm-k0.pte"), log), 0)
+      << ReadFileBytes(log);
+  EXPECT_NE(ReadFileBytes(log).find(": ok: 1 shared buffer across 2 methods"), std::string::npos)
+      << ReadFileBytes(log);
+
+#ifdef PTESHARE_PYTHON_INSTALL_DIR
+  // The Python module, where the interpreter it was built for looks.
+  const fs::path site = fs::path(stage.string() + PTESHARE_PYTHON_INSTALL_DIR);
+  bool module_installed = false;
+  for (const fs::directory_entry& entry : fs::directory_iterator(site)) {
+    module_installed |= entry.path().filename().string().rfind("pteshare.", 0) == 0;
+  }
+  EXPECT_TRUE(module_installed) << site;
+#ifdef PTESHARE_PYTHON_EXECUTABLE
+  ASSERT_EQ(Shell("PYTHONPATH=" + Quoted(site) + " " + PTESHARE_PYTHON_EXECUTABLE +
+                      " -c 'import pteshare; print(pteshare.__file__)'",
+                  log),
+            0)
+      << ReadFileBytes(log);
+  EXPECT_EQ(ReadFileBytes(log).find(site.string()), 0u) << ReadFileBytes(log);
+#endif
+#endif
+
   // Nothing changed: the rewrite does not run again.
   ASSERT_EQ(Shell("cmake --build " + Quoted(consumer_build) + " -j 2", log), 0)
       << ReadFileBytes(log);
@@ -78,6 +132,13 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   // A newer input: it does.
   const fs::path input = consumer_build / "llm.pte";
   fs::last_write_time(input, fs::last_write_time(input) + std::chrono::seconds(5));
+  ASSERT_EQ(Shell("cmake --build " + Quoted(consumer_build) + " -j 2", log), 0)
+      << ReadFileBytes(log);
+  EXPECT_NE(ReadFileBytes(log).find("pteshare: rewriting"), std::string::npos)
+      << ReadFileBytes(log);
+  // A newer pteshare (an upgrade): it does too.
+  const fs::path tool = prefix / "bin" / "pteshare";
+  fs::last_write_time(tool, fs::last_write_time(input) + std::chrono::seconds(5));
   ASSERT_EQ(Shell("cmake --build " + Quoted(consumer_build) + " -j 2", log), 0)
       << ReadFileBytes(log);
   EXPECT_NE(ReadFileBytes(log).find("pteshare: rewriting"), std::string::npos)

@@ -1,15 +1,20 @@
 # Install rules and the exported CMake package, so that another project can
 #   find_package(pteshare 0.1 REQUIRED)
 #   target_link_libraries(loader PRIVATE pteshare::runtime_check)
+#   target_link_libraries(exporter PRIVATE pteshare::rewriter)   # RewriteBytes, RewriteFile
 #   pteshare_rewrite(OUTPUT model-shared.pte INPUT model.pte SHARE_AUTO)
 # Included once from the top-level CMakeLists.txt after every target exists.
 #
 # Installed layout (under CMAKE_INSTALL_PREFIX):
 #   bin/pteshare, bin/pte-synth, bin/pteshare-selfcheck
-#   lib/libpteshare_runtime_check.a
+#   lib/libpteshare_runtime_check.a, lib/libpteshare_rewriter.a
 #   include/pteshare/runtime_check/*.h      (#include "runtime_check/alias_check.h")
+#   include/pteshare/rewriter/rewrite.h and the headers it includes
+#                                           (#include "rewriter/rewrite.h")
 #   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h
 #   lib/cmake/pteshare/pteshareConfig.cmake (+ Version, Targets, pteshare_rewrite.cmake)
+#   the Python module in PTESHARE_PYTHON_INSTALL_DIR (python/CMakeLists.txt)
+# `cmake --install BUILD --strip` installs the programs stripped (README).
 # Consumers get include/pteshare on their include path, so the includes read
 # the same as inside this project.
 include(GNUInstallDirs)
@@ -24,13 +29,18 @@ target_include_directories(pteshare_schema INTERFACE
   $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
 target_include_directories(pteshare_runtime_check INTERFACE
   $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
-# Exported as pteshare::runtime_check and pteshare::schema.
+target_include_directories(pteshare_rewriter INTERFACE
+  $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
+# Exported as pteshare::runtime_check, pteshare::rewriter and pteshare::schema.
 set_target_properties(pteshare_runtime_check PROPERTIES EXPORT_NAME runtime_check)
+set_target_properties(pteshare_rewriter PROPERTIES EXPORT_NAME rewriter)
 set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
 if(PTESHARE_SANITIZE)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
   target_link_options(pteshare_runtime_check INTERFACE
+    $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  target_link_options(pteshare_rewriter INTERFACE
     $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
 endif()
 
@@ -41,7 +51,7 @@ foreach(_program pte-synth pteshare-selfcheck)
   endif()
 endforeach()
 
-install(TARGETS ${_pteshare_programs} pteshare_runtime_check pteshare_schema
+install(TARGETS ${_pteshare_programs} pteshare_runtime_check pteshare_rewriter pteshare_schema
   EXPORT pteshareTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -50,6 +60,14 @@ install(TARGETS ${_pteshare_programs} pteshare_runtime_check pteshare_schema
 file(GLOB _pteshare_runtime_check_headers ${PROJECT_SOURCE_DIR}/runtime_check/*.h)
 install(FILES ${_pteshare_runtime_check_headers}
   DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/runtime_check)
+# The rewriter's public headers: rewrite.h (the pipeline) and what it
+# includes, nothing else (tests/consumer builds against these alone).
+set(_pteshare_rewriter_public_headers
+  bundle.h lifetimes.h open_program.h patcher.h plan.h plan_verifier.h planner.h
+  program_view.h pte_file.h pte_layout.h replan.h result.h rewrite.h shared_buffers.h)
+list(TRANSFORM _pteshare_rewriter_public_headers PREPEND ${PROJECT_SOURCE_DIR}/rewriter/)
+install(FILES ${_pteshare_rewriter_public_headers}
+  DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter)
 install(FILES
     ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
     ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h

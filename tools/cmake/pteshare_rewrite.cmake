@@ -3,10 +3,17 @@
 #
 #   pteshare_rewrite(OUTPUT <out.pte> INPUT <in.pte>
 #                    [SHARE <name>...] [SHARE_AUTO] [NAME <method:value_index=name>...]
-#                    [STRATEGY <strategy>] [ALIGNMENT <n>] [TARGET <target>])
+#                    [STRATEGY relocate|replan|best] [ALIGNMENT <n>]
+#                    [ARENA_LIMIT <id=bytes>...] [WRITE_NAMES] [TARGET <target>])
 #
-# Adds a custom command producing OUTPUT from INPUT. It runs again only when
-# INPUT changes (INPUT may itself be the OUTPUT of another custom command).
+# Each option is the flag of `pteshare rewrite` of the same name (--share,
+# --share-auto, --name, --strategy, --alignment, --arena-limit,
+# --write-names). With neither SHARE nor SHARE_AUTO nothing is shared and
+# the arenas are only replanned, as on the command line.
+#
+# Adds a custom command producing OUTPUT from INPUT. It runs again when
+# INPUT changes (INPUT may itself be the OUTPUT of another custom command)
+# or the pteshare executable does (a newer pteshare may plan better).
 # A relative INPUT is taken from the current source folder, a relative
 # OUTPUT goes to the current binary folder, as add_custom_command does.
 # With TARGET, also adds a target of that name, built by default, so the
@@ -14,16 +21,13 @@
 # A plan that fails its checks fails the build (pteshare exits non-zero and
 # writes nothing).
 function(pteshare_rewrite)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARE_AUTO" "OUTPUT;INPUT;STRATEGY;ALIGNMENT;TARGET"
-                        "SHARE;NAME")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARE_AUTO;WRITE_NAMES"
+                        "OUTPUT;INPUT;STRATEGY;ALIGNMENT;TARGET" "SHARE;NAME;ARENA_LIMIT")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "pteshare_rewrite: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT ARG_OUTPUT OR NOT ARG_INPUT)
     message(FATAL_ERROR "pteshare_rewrite: OUTPUT and INPUT are required")
-  endif()
-  if(NOT ARG_SHARE AND NOT ARG_SHARE_AUTO)
-    message(FATAL_ERROR "pteshare_rewrite(OUTPUT ${ARG_OUTPUT}): give SHARE <name>... or SHARE_AUTO")
   endif()
   if(NOT TARGET pteshare::pteshare)
     message(FATAL_ERROR "pteshare_rewrite: the pteshare::pteshare executable is not imported "
@@ -49,13 +53,19 @@ function(pteshare_rewrite)
   if(ARG_ALIGNMENT)
     list(APPEND options --alignment ${ARG_ALIGNMENT})
   endif()
+  foreach(limit IN LISTS ARG_ARENA_LIMIT)
+    list(APPEND options --arena-limit ${limit})
+  endforeach()
+  if(ARG_WRITE_NAMES)
+    list(APPEND options --write-names)
+  endif()
 
   get_filename_component(output_dir ${output} DIRECTORY)
   add_custom_command(
     OUTPUT ${output}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
     COMMAND $<TARGET_FILE:pteshare::pteshare> rewrite ${input} -o ${output} ${options}
-    DEPENDS ${input}
+    DEPENDS ${input} $<TARGET_FILE:pteshare::pteshare>
     COMMENT "pteshare: rewriting ${ARG_INPUT} -> ${ARG_OUTPUT}"
     VERBATIM)
   if(ARG_TARGET)

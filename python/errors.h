@@ -1,0 +1,22 @@
+// The module's exceptions: pteshare.Error and one subclass per ErrorKind
+// (rewriter/result.h), so a script can tell bad input from a plan that does
+// not fit from a failed write, as the CLI's exit status does.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "rewriter/result.h"
+
+namespace pteshare::python {
+
+/// Creates pteshare.Error, BadInputError, NoValidPlanError and IoError in
+/// `module`.
+void AddExceptions(pybind11::module_& module);
+
+/// Raises the class for `error.kind` with the CLI's line, `file: message`
+/// (just the message when `file` is empty: bytes in memory).
+[[noreturn]] void Raise(const std::string& file, const Error& error);
+
+}  // namespace pteshare::python

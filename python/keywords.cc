@@ -1,0 +1,98 @@
+#include "python/keywords.h"
+
+#include <charconv>
+
+#include "python/errors.h"
+
+namespace pteshare::python {
+namespace {
+
+namespace py = pybind11;
+
+// `value` as a T, or TypeError saying what `what` must be (pybind11's own
+// cast error is a RuntimeError).
+template <typename T>
+T Cast(const py::handle& value, const char* what) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(what) + ", not " +
+                         py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+  }
+}
+
+// "prefill:22" -> {prefill, 22}: split at the last ':' as --name does.
+ValueNaming NamingFromText(const std::string& file, const std::string& key) {
+  const size_t colon = key.rfind(':');
+  ValueNaming naming;
+  if (colon != std::string::npos && colon > 0) {
+    naming.method = key.substr(0, colon);
+    const char* first = key.data() + colon + 1;
+    const char* last = key.data() + key.size();
+    auto [end, ec] = std::from_chars(first, last, naming.value_index);
+    if (ec == std::errc() && end == last && first != last) return naming;
+  }
+  Raise(file, Error{"names key '" + key +
+                    "': expected 'METHOD:VALUE_INDEX' or (METHOD, VALUE_INDEX), e.g. "
+                    "'prefill:22'"});
+}
+
+ValueNaming NamingFromKey(const std::string& file, const py::handle& key) {
+  if (py::isinstance<py::str>(key)) return NamingFromText(file, Cast<std::string>(key, "a str"));
+  if (py::isinstance<py::tuple>(key) && py::len(key) == 2) {
+    const py::tuple pair = py::reinterpret_borrow<py::tuple>(key);
+    return ValueNaming{Cast<std::string>(pair[0], "names: a key's method is a str"),
+                       Cast<uint32_t>(pair[1], "names: a key's value index is an int >= 0"), ""};
+  }
+  throw py::type_error("names: a key is 'METHOD:VALUE_INDEX' or (METHOD, VALUE_INDEX)");
+}
+
+}  // namespace
+
+ShareRequest ShareFrom(const std::string& file, const py::object& share, bool share_auto,
+                       const py::object& names) {
+  ShareRequest request;
+  request.share_auto = share_auto;
+  if (py::isinstance<py::str>(share)) {
+    request.names.push_back(share.cast<std::string>());
+  } else if (!share.is_none()) {
+    for (const py::handle name : share) {
+      request.names.push_back(Cast<std::string>(name, "share: a name is a str"));
+    }
+  }
+  if (!names.is_none()) {
+    for (const auto& [key, value] : Cast<py::dict>(names, "names: a dict")) {
+      ValueNaming naming = NamingFromKey(file, key);
+      naming.name = Cast<std::string>(value, "names: a name is a str");
+      request.namings.push_back(std::move(naming));
+    }
+  }
+  return request;
+}
+
+PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
+                            uint64_t alignment, const py::object& arena_limits) {
+  PlanOptions options;
+  if (strategy == "relocate") {
+    options.strategy = Strategy::kRelocate;
+  } else if (strategy == "replan") {
+    options.strategy = Strategy::kReplan;
+  } else if (strategy == "best") {
+    options.strategy = Strategy::kBest;
+  } else {
+    Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
+  }
+  options.alignment = alignment;
+  if (!arena_limits.is_none()) {
+    for (const auto& [key, value] : Cast<py::dict>(arena_limits, "arena_limits: a dict")) {
+      const uint32_t id = Cast<uint32_t>(key, "arena_limits: an arena id is an int >= 1");
+      if (id == 0) {
+        Raise(file, Error{"arena_limits: arena ids start at 1"});
+      }
+      options.arena_limits[id] = Cast<uint64_t>(value, "arena_limits: a limit is an int >= 0");
+    }
+  }
+  return options;
+}
+
+}  // namespace pteshare::python

@@ -1,0 +1,28 @@
+// The CLI's options as keyword arguments, turned into what the library
+// takes. Wrong types raise TypeError; wrong values raise BadInputError
+// naming the file, as the CLI does for its flags.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "rewriter/planner.h"
+#include "rewriter/shared_buffers.h"
+
+namespace pteshare::python {
+
+/// share: None, a name or an iterable of names (--share); share_auto
+/// (--share-auto); names: None or a dict whose keys are "METHOD:VALUE_INDEX"
+/// or (METHOD, VALUE_INDEX) and whose values are the names (--name).
+ShareRequest ShareFrom(const std::string& file, const pybind11::object& share, bool share_auto,
+                       const pybind11::object& names);
+
+/// strategy: "relocate", "replan" or "best" (--strategy); alignment: 0 to
+/// detect (--alignment); arena_limits: None or {memory_id: bytes}
+/// (--arena-limit).
+PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
+                            uint64_t alignment, const pybind11::object& arena_limits);
+
+}  // namespace pteshare::python

@@ -1,0 +1,266 @@
+"""The Python module as an export script uses it, against the CLI.
+
+Every result is compared with what the pteshare executable of the same
+build prints or writes for the same input and options: the rewritten bytes
+byte for byte, the dicts against json.loads of --json, the exceptions'
+messages against the CLI's one-line errors. ctest runs this with the build
+tree's module on PYTHONPATH and PTESHARE_BIN naming the programs' folder;
+the corpus cases skip, saying so, when ../shared/corpus is absent.
+"""
+
+import csv
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import unittest
+
+import pteshare
+
+BIN = pathlib.Path(os.environ["PTESHARE_BIN"])
+CORPUS = pathlib.Path(os.environ.get("PTESHARE_SHARED_DIR", "")) / "corpus"
+# Corpus files above this size are left to the C++ corpus tests.
+CORPUS_MAX_BYTES = 4 << 20
+
+
+def cli(*args):
+    """Runs the pteshare executable; returns (exit status, stdout, stderr)."""
+    done = subprocess.run([str(BIN / "pteshare"), *map(str, args)], capture_output=True,
+                          text=True, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+def cli_error(stderr):
+    """The CLI's error line without its "pteshare: " prefix."""
+    lines = [line for line in stderr.splitlines() if line.startswith("pteshare: ")]
+    assert lines, stderr
+    return lines[-1][len("pteshare: "):]
+
+
+def synth_llm(path, *extra):
+    subprocess.run([str(BIN / "pte-synth"), "llm", "--layers", "2", "-o", str(path), *extra],
+                   check=True, capture_output=True)
+    return path
+
+
+def corpus_files(extension):
+    """Corpus files of one kind, small enough here, in MANIFEST order."""
+    manifest = CORPUS / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with open(manifest, newline="", encoding="utf-8", errors="replace") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    return [CORPUS / row["file"] for row in rows
+            if row["file"].endswith(extension) and int(row["bytes"]) <= CORPUS_MAX_BYTES]
+
+
+def flags(share=None, share_auto=False, names=None, strategy=None, arena_limits=None,
+          write_names=False):
+    """The CLI flags for the module's keyword arguments."""
+    out = []
+    for name in share or []:
+        out += ["--share", name]
+    if share_auto:
+        out.append("--share-auto")
+    for key, name in (names or {}).items():
+        out += ["--name", f"{key}={name}"]
+    if strategy:
+        out += ["--strategy", strategy]
+    for memory_id, limit in (arena_limits or {}).items():
+        out += ["--arena-limit", f"{memory_id}={limit}"]
+    if write_names:
+        out.append("--write-names")
+    return out
+
+
+class PteshareTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = pathlib.Path(cls.tmp.name)
+        cls.llm = synth_llm(cls.dir / "llm.pte")  # unnamed caches, as exported
+        cls.named = synth_llm(cls.dir / "named.pte", "--named")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def expect_rewrite_parity(self, path, **options):
+        """rewrite(bytes) and rewrite(path) against `pteshare rewrite -o`."""
+        cli_out = self.dir / ("cli-" + path.name)
+        status, stdout, stderr = cli("rewrite", path, "-o", cli_out, "--json", *flags(**options))
+        data = path.read_bytes()
+        if status != 0:  # refused: the same class of error, the same message
+            error = pteshare.BadInputError if status == 2 else pteshare.NoValidPlanError
+            with self.assertRaises(error) as raised:
+                pteshare.rewrite(data, **options)
+            self.assertEqual(f"{path}: {raised.exception}", cli_error(stderr))
+            return None
+        expected = json.loads(stdout)
+        rewritten, report = pteshare.rewrite(data, **options)
+        self.assertIsInstance(rewritten, bytes)
+        self.assertEqual(rewritten, cli_out.read_bytes())
+        self.assertEqual(report, dict(expected, file=None, output=None, in_place=False))
+        module_out = self.dir / ("module-" + path.name)
+        report = pteshare.rewrite(str(path), output=module_out, **options)
+        self.assertEqual(module_out.read_bytes(), cli_out.read_bytes())
+        self.assertEqual(report, dict(expected, output=str(module_out)))
+        return rewritten
+
+    def test_rewrite_of_bytes_is_the_cli_output_byte_for_byte(self):
+        rewritten = self.expect_rewrite_parity(self.llm, share_auto=True)
+        self.assertIsNotNone(rewritten)
+        self.assertNotEqual(rewritten, self.llm.read_bytes())
+        self.expect_rewrite_parity(self.llm, share_auto=True, write_names=True,
+                                   strategy="relocate")
+        named = pteshare.inspect(self.named)["methods"][0]["mutable_buffers"]
+        self.expect_rewrite_parity(self.named, share=[b["name"] for b in named][:2])
+        self.expect_rewrite_parity(self.llm, names={"prefill:22": "k0", ("decode", 22): "k0"},
+                                   share=["k0"])
+        self.expect_rewrite_parity(self.llm)  # replan only
+
+    def test_rewritten_bytes_verify_and_rewrite_again_to_themselves(self):
+        rewritten, report = pteshare.rewrite(self.llm.read_bytes(), share_auto=True)
+        self.assertTrue(report["changed"])
+        self.assertTrue(pteshare.verify(rewritten)["ok"])
+        again, report = pteshare.rewrite(rewritten, share_auto=True)
+        self.assertFalse(report["changed"])
+        self.assertEqual(again, rewritten)
+        # bytearray and memoryview are read as the same bytes.
+        self.assertEqual(pteshare.rewrite(bytearray(rewritten), share_auto=True)[0], rewritten)
+        self.assertEqual(pteshare.rewrite(memoryview(rewritten), share_auto=True)[0], rewritten)
+
+    def test_corpus_programs_replanned_as_the_cli_does(self):
+        files = corpus_files(".pte")
+        if not files:
+            self.skipTest(f"{CORPUS} is absent: corpus cases skipped")
+        for path in files:
+            with self.subTest(path.name):
+                self.expect_rewrite_parity(path)
+
+    def test_corpus_bundles_replanned_as_the_cli_does(self):
+        bundles = corpus_files(".bpte")
+        if not bundles:
+            self.skipTest(f"{CORPUS} is absent: corpus cases skipped")
+        # Every corpus bundle holds a one-method program: nothing to share,
+        # so replan only.
+        for path in bundles:
+            with self.subTest(path.name):
+                self.expect_rewrite_parity(path)
+
+    def test_rewrite_in_place_is_the_cli_in_place(self):
+        mine, theirs = self.dir / "mine.pte", self.dir / "theirs.pte"
+        mine.write_bytes(self.llm.read_bytes())
+        theirs.write_bytes(self.llm.read_bytes())
+        status, stdout, _ = cli("rewrite", theirs, "--in-place", "--share-auto", "--json")
+        self.assertEqual(status, 0)
+        report = pteshare.rewrite(pathlib.Path(mine), in_place=True, share_auto=True)
+        self.assertEqual(mine.read_bytes(), theirs.read_bytes())
+        self.assertEqual(report, dict(json.loads(stdout), file=str(mine)))
+
+    def test_inspect_plan_verify_are_the_cli_json(self):
+        shared = self.dir / "shared.pte"
+        pteshare.rewrite(self.llm, output=shared, share_auto=True)
+        cases = [
+            ("inspect", self.llm, {}),
+            ("inspect", shared, {}),
+            ("plan", self.llm, {"share_auto": True}),
+            ("plan", self.named, {"share_auto": True, "strategy": "relocate"}),
+            ("plan", self.llm, {"arena_limits": {1: 1 << 30}}),
+            ("verify", shared, {}),
+            ("verify", self.llm, {"share_auto": True}),
+            ("verify", self.llm, {"names": {"prefill:22": "k0", "decode:22": "k0"},
+                                  "share": "k0"}),
+        ]
+        for command, path, options in cases:
+            with self.subTest(command=command, path=path.name, options=options):
+                status, stdout, stderr = cli(command, path, "--json", *flags(**options))
+                self.assertIn(status, (0, 1), stderr)
+                expected = json.loads(stdout)
+                function = getattr(pteshare, command)
+                self.assertEqual(function(str(path), **options), expected)
+                self.assertEqual(function(path, **options), expected)  # os.PathLike
+                self.assertEqual(function(path.read_bytes(), **options),
+                                 dict(expected, file=None))
+
+    def expect_error(self, error_class, call, cli_args, file_label=None):
+        """`call` raises error_class with the message the CLI prints for cli_args."""
+        status, _, stderr = cli(*cli_args)
+        self.assertEqual(status, 2 if error_class is not pteshare.NoValidPlanError else 1)
+        with self.assertRaises(error_class) as raised:
+            call()
+        self.assertIsInstance(raised.exception, pteshare.Error)
+        message = str(raised.exception)
+        if file_label is not None:  # bytes in: the message names no file
+            message = f"{file_label}: {message}"
+        self.assertEqual(message, cli_error(stderr))
+
+    def test_errors_raise_the_class_of_their_kind_with_the_cli_message(self):
+        bad = self.dir / "bad.pte"
+        bad.write_bytes(b"PK\x03\x04 not a program at all")
+        for command in ("inspect", "plan", "verify"):
+            with self.subTest(command):
+                self.expect_error(pteshare.BadInputError,
+                                  lambda: getattr(pteshare, command)(bad.read_bytes()),
+                                  [command, bad], file_label=str(bad))
+                self.expect_error(pteshare.BadInputError,
+                                  lambda: getattr(pteshare, command)(str(bad)), [command, bad])
+        self.expect_error(pteshare.BadInputError, lambda: pteshare.rewrite(bad.read_bytes()),
+                          ["rewrite", bad, "-o", self.dir / "x.pte"], file_label=str(bad))
+        self.expect_error(pteshare.BadInputError,
+                          lambda: pteshare.plan(self.llm, share=["no.such.buffer"]),
+                          ["plan", self.llm, "--share", "no.such.buffer"])
+        self.expect_error(
+            pteshare.BadInputError,
+            lambda: pteshare.rewrite(self.llm.read_bytes(), share=["no.such.buffer"]),
+            ["rewrite", self.llm, "-o", self.dir / "x.pte", "--share", "no.such.buffer"],
+            file_label=str(self.llm))
+        self.expect_error(pteshare.NoValidPlanError,
+                          lambda: pteshare.plan(str(self.llm), share_auto=True,
+                                                arena_limits={1: 4096}),
+                          ["plan", self.llm, "--share-auto", "--arena-limit", "1=4096"])
+        self.expect_error(
+            pteshare.NoValidPlanError,
+            lambda: pteshare.rewrite(self.llm.read_bytes(), share_auto=True,
+                                     arena_limits={1: 4096}),
+            ["rewrite", self.llm, "-o", self.dir / "x.pte", "--share-auto", "--arena-limit",
+             "1=4096"], file_label=str(self.llm))
+        self.assertFalse((self.dir / "x.pte").exists())
+
+    def test_a_write_that_fails_raises_io_error_naming_the_output(self):
+        # A folder where the output's folder should be: the write fails.
+        blocker = self.dir / "blocker"
+        blocker.write_bytes(b"a file, not a folder")
+        out = blocker / "out.pte"
+        self.expect_error(
+            pteshare.IoError,
+            lambda: pteshare.rewrite(str(self.llm), output=str(out), share_auto=True),
+            ["rewrite", self.llm, "-o", out, "--share-auto"])
+
+    def test_an_output_folder_gets_the_input_name_as_for_the_cli(self):
+        folder = self.dir / "out-folder"
+        folder.mkdir()
+        report = pteshare.rewrite(self.llm, output=folder, share_auto=True)
+        self.assertEqual(report["output"], str(folder / self.llm.name))
+        self.assertTrue((folder / self.llm.name).is_file())
+
+    def test_option_mistakes(self):
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.rewrite(self.llm)  # neither output= nor in_place=True
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.rewrite(self.llm.read_bytes(), output="x.pte")
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plan(self.llm, strategy="fastest")
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plan(self.llm, names={"prefill": "k0"})
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plan(self.llm, arena_limits={0: 10})
+        with self.assertRaises(TypeError):
+            pteshare.inspect(42)
+        self.assertTrue(issubclass(pteshare.IoError, pteshare.Error))
+        self.assertEqual(pteshare.__version__, cli("--version")[1].split()[-1])
+
+
+if __name__ == "__main__":
+    unittest.main()
