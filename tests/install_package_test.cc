@@ -98,13 +98,34 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
             0)
       << ReadFileBytes(log);
   EXPECT_EQ(ReadFileBytes(exported), ReadFileBytes(consumer_build / "llm-shared.pte"));
-  // The other build steps: replanned only (nothing shared), and named.
-  EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(consumer_build / "llm-replanned.pte"), log), 1)
+  // The other build steps wrote what the installed pteshare writes with the
+  // flags their options stand for: none (replan only), and every other one.
+  const std::string tool = Quoted(prefix / "bin" / "pteshare");
+  const fs::path replanned = dir / "replanned.pte", named = dir / "named.pte";
+  ASSERT_EQ(
+      Shell(tool + " rewrite " + Quoted(consumer_build / "llm.pte") + " -o " + Quoted(replanned),
+            log),
+      0)
       << ReadFileBytes(log);
-  EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(consumer_build / "named" / "llm-k0.pte"), log), 0)
+  EXPECT_NE(ReadFileBytes(log).find("nothing shared, arenas replanned"), std::string::npos)
       << ReadFileBytes(log);
-  EXPECT_NE(ReadFileBytes(log).find(": ok: 1 shared buffer across 2 methods"), std::string::npos)
+  EXPECT_EQ(ReadFileBytes(consumer_build / "llm-replanned.pte"), ReadFileBytes(replanned));
+  std::string naming;
+  for (const char* method : {"prefill", "decode"}) {
+    for (const char* pair : {"22=k0", "30=v0", "60=k1", "68=v1"}) {
+      naming += std::string(" --name ") + method + ":" + pair;
+    }
+  }
+  ASSERT_EQ(Shell(tool + " rewrite " + Quoted(consumer_build / "llm.pte") + " -o " + Quoted(named) +
+                      naming +
+                      " --share k0 v0 k1 v1 --strategy replan --alignment 256 --arena-limit "
+                      "1=1073741824 --write-names",
+                  log),
+            0)
       << ReadFileBytes(log);
+  EXPECT_NE(ReadFileBytes(log).find("8 names written"), std::string::npos) << ReadFileBytes(log);
+  EXPECT_EQ(ReadFileBytes(consumer_build / "named" / "llm-named.pte"), ReadFileBytes(named));
+  EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(named), log), 0) << ReadFileBytes(log);
 
 #ifdef PTESHARE_PYTHON_INSTALL_DIR
   // The Python module, where the interpreter it was built for looks.
@@ -137,8 +158,8 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_NE(ReadFileBytes(log).find("pteshare: rewriting"), std::string::npos)
       << ReadFileBytes(log);
   // A newer pteshare (an upgrade): it does too.
-  const fs::path tool = prefix / "bin" / "pteshare";
-  fs::last_write_time(tool, fs::last_write_time(input) + std::chrono::seconds(5));
+  const fs::path tool_file = prefix / "bin" / "pteshare";
+  fs::last_write_time(tool_file, fs::last_write_time(input) + std::chrono::seconds(5));
   ASSERT_EQ(Shell("cmake --build " + Quoted(consumer_build) + " -j 2", log), 0)
       << ReadFileBytes(log);
   EXPECT_NE(ReadFileBytes(log).find("pteshare: rewriting"), std::string::npos)

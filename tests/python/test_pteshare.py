@@ -59,11 +59,12 @@ def flags(share=None, share_auto=False, names=None, strategy=None, arena_limits=
           write_names=False):
     """The CLI flags for the module's keyword arguments."""
     out = []
-    for name in share or []:
+    for name in [share] if isinstance(share, str) else share or []:
         out += ["--share", name]
     if share_auto:
         out.append("--share-auto")
     for key, name in (names or {}).items():
+        key = key if isinstance(key, str) else f"{key[0]}:{key[1]}"
         out += ["--name", f"{key}={name}"]
     if strategy:
         out += ["--strategy", strategy]
@@ -229,14 +230,19 @@ class PteshareTest(unittest.TestCase):
         self.assertFalse((self.dir / "x.pte").exists())
 
     def test_a_write_that_fails_raises_io_error_naming_the_output(self):
-        # A folder where the output's folder should be: the write fails.
-        blocker = self.dir / "blocker"
-        blocker.write_bytes(b"a file, not a folder")
-        out = blocker / "out.pte"
-        self.expect_error(
-            pteshare.IoError,
-            lambda: pteshare.rewrite(str(self.llm), output=str(out), share_auto=True),
-            ["rewrite", self.llm, "-o", out, "--share-auto"])
+        # A folder that is not there, and one nobody may write in (even root):
+        # the plan is made, the write fails, the input is untouched.
+        outputs = [self.dir / "missing" / "out.pte"]
+        if pathlib.Path("/proc/self").is_dir():
+            outputs.append("/proc/")
+        before = self.llm.read_bytes()
+        for out in outputs:
+            with self.subTest(str(out)):
+                self.expect_error(
+                    pteshare.IoError,
+                    lambda: pteshare.rewrite(str(self.llm), output=str(out), share_auto=True),
+                    ["rewrite", self.llm, "-o", out, "--share-auto"])
+        self.assertEqual(self.llm.read_bytes(), before)
 
     def test_an_output_folder_gets_the_input_name_as_for_the_cli(self):
         folder = self.dir / "out-folder"
