@@ -73,15 +73,13 @@ ShareRequest ShareFrom(const std::string& file, const py::object& share, bool sh
 PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
                             uint64_t alignment, const py::object& arena_limits) {
   PlanOptions options;
-  if (strategy == "relocate") {
-    options.strategy = Strategy::kRelocate;
-  } else if (strategy == "replan") {
-    options.strategy = Strategy::kReplan;
-  } else if (strategy == "best") {
-    options.strategy = Strategy::kBest;
-  } else {
-    Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
+  bool known = false;
+  for (Strategy s : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
+    if (StrategyName(s) != strategy) continue;
+    options.strategy = s;
+    known = true;
   }
+  if (!known) Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
   options.alignment = alignment;
   if (!arena_limits.is_none()) {
     for (const auto& [key, value] : Cast<py::dict>(arena_limits, "arena_limits: a dict")) {
