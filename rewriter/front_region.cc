@@ -5,6 +5,23 @@
 
 namespace pteshare {
 
+const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kFront:
+      return "front";
+    case Layout::kArena:
+      return "arena";
+  }
+  return "?";
+}
+
+std::optional<Layout> ParseLayout(std::string_view name) {
+  for (Layout layout : {Layout::kFront, Layout::kArena}) {
+    if (name == LayoutName(layout)) return layout;
+  }
+  return std::nullopt;
+}
+
 uint64_t DetectAlignment(const ProgramView& view) {
   constexpr uint64_t kMinimum = 16, kMaximum = 4096;
   uint64_t alignment = kMaximum;
@@ -35,6 +52,7 @@ std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint6
     front.memory_id = buffer.memory_id;
     FrontSlot slot;
     slot.name = buffer.name;
+    slot.source_memory_id = buffer.memory_id;
     slot.offset = front.size;  // front.size stays a multiple of the alignment
     slot.nbytes = buffer.nbytes;
     slot.slot_bytes = AlignUp(buffer.nbytes, alignment);

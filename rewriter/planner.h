@@ -43,6 +43,9 @@ struct PlanOptions {
   uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
   /// Run replan even for relocate, so a report can show both sizes.
   bool compare_strategies = false;
+  /// Where the shared buffers go: the front of their arenas, or an arena
+  /// of their own per device (state_arena.h).
+  Layout layout = Layout::kFront;
 };
 
 /// PlanOptions with a strategy and an alignment, the rest as defaults.
