@@ -264,6 +264,16 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   plan.strategy = StrategyName(options.strategy);
   plan.alignment = options.alignment != 0 ? options.alignment : input_alignment;
   plan.layout = options.layout;
+  if (options.layout == Layout::kArena && input.shared.buffers.empty()) {
+    // Replanning alone is what --layout front does; saying "done" for a
+    // state arena that was never made would be a lie.
+    const std::string why = input.shared.nothing_to_share.empty()
+                                ? std::string("no shared buffer was chosen")
+                                : input.shared.nothing_to_share;
+    return Error{"--layout arena: nothing to share (" + why +
+                 "), so there is no state arena to make; --layout front replans the arenas "
+                 "without sharing"};
+  }
   if (options.layout == Layout::kArena) {
     Result<std::vector<FrontRegion>> arenas = LayOutStateArenas(view, input.shared, plan.alignment);
     if (!arenas.ok()) return arenas.error();
