@@ -63,7 +63,8 @@ struct DeviceEntry {
 }  // namespace
 
 bool GrowsArenas(const ProgramView& view, const MethodPlan& method_plan) {
-  return method_plan.arena_sizes_after.size() > view.methods[method_plan.method_index].arenas.size();
+  return method_plan.arena_sizes_after.size() >
+         view.methods[method_plan.method_index].arenas.size();
 }
 
 Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
@@ -76,11 +77,13 @@ Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
     if (!GrowsArenas(view, m)) continue;
     const MethodView& method = view.methods[m.method_index];
     const std::string label = "method " + method.name;
-    const uint8_t* sizes_field = FieldAddress(method.plan, fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
+    const uint8_t* sizes_field =
+        FieldAddress(method.plan, fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
     const auto* sizes = method.plan->non_const_buffer_sizes();
     if (sizes_field == nullptr || sizes == nullptr || sizes->size() == 0) {
-      return Error{label + " stores no non_const_buffer_sizes, so the state arena cannot be "
-                           "added to it; use --layout front"};
+      return Error{label +
+                   " stores no non_const_buffer_sizes, so the state arena cannot be "
+                   "added to it; use --layout front"};
     }
     // non_const_buffer_sizes: the length at 4 mod 8, so the int64s are on 8.
     append.Pad(8, 4);
@@ -94,8 +97,8 @@ Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
     std::vector<DeviceEntry> added;
     for (const FrontRegion& f : plan.fronts) {
       if (f.state_arena && f.memory_id > method.arenas.size() && f.device != fb::DeviceType::CPU) {
-        added.push_back({static_cast<int32_t>(f.memory_id), static_cast<int8_t>(f.device),
-                         f.device_index});
+        added.push_back(
+            {static_cast<int32_t>(f.memory_id), static_cast<int8_t>(f.device), f.device_index});
       }
     }
     if (added.empty()) continue;
@@ -108,7 +111,8 @@ Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
     }
     std::vector<DeviceEntry> entries;
     for (const fb::NonConstBufferDevice* d : *method.plan->non_const_buffer_device()) {
-      entries.push_back({d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()});
+      entries.push_back(
+          {d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()});
     }
     entries.insert(entries.end(), added.begin(), added.end());
     if (!device_vtable) {

@@ -336,8 +336,8 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     patch.names_written = names.size();
   }
 
-  Result<GrownArenaVectors> grown = BuildGrownArenaVectors(
-      file, view, plan, patch.old_program_size + patch.appended.size());
+  Result<GrownArenaVectors> grown =
+      BuildGrownArenaVectors(file, view, plan, patch.old_program_size + patch.appended.size());
   if (!grown.ok()) return grown.error();
   patch.appended.insert(patch.appended.end(), grown->bytes.begin(), grown->bytes.end());
   patch.overwrites.insert(patch.overwrites.end(), grown->overwrites.begin(),

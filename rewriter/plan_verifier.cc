@@ -50,7 +50,8 @@ class Checker {
       slot_of_buffer_.push_back(it != slots.end() ? it->second.first : nullptr);
       region_of_buffer_.push_back(it != slots.end() ? it->second.second : nullptr);
     }
-    for (const MethodView& m : view_.methods) most_arenas_ = std::max(most_arenas_, m.arenas.size());
+    for (const MethodView& m : view_.methods)
+      most_arenas_ = std::max(most_arenas_, m.arenas.size());
   }
 
   std::vector<PlanViolation> Run() {
@@ -147,8 +148,8 @@ class Checker {
       for (const MethodView& in : view_.methods) {
         for (const FrontSlot& s : f.slots) {
           const Arena* source = in.arena(s.source_memory_id);
-          if (source != nullptr && (source->device != f.device ||
-                                    source->device_index != f.device_index)) {
+          if (source != nullptr &&
+              (source->device != f.device || source->device_index != f.device_index)) {
             Fail("I5", "method " + in.name + ": '" + s.name + "' leaves arena " +
                            std::to_string(s.source_memory_id) + " for " + arena +
                            " on another device");
@@ -299,8 +300,8 @@ class Checker {
                        m.name);
         continue;
       }
-      const uint32_t arena = region_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())]
-                                 ->memory_id;
+      const uint32_t arena =
+          region_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())]->memory_id;
       Placement expected{arena, slot->offset, b.nbytes};
       if (move->after != expected || move->before.memory_id != b.memory_id) {
         Fail("I1", Value(m, *value) + " ('" + b.name + "'): placed at arena " +

@@ -44,18 +44,19 @@ std::vector<std::string> StateArenaWarnings(const std::vector<FrontRegion>& fron
     const std::string id = std::to_string(f.memory_id);
     const std::string what = "the state arena " + id + " (" + std::to_string(f.slots.size()) +
                              " shared buffer(s), " + std::to_string(f.size) + " bytes)";
-    const std::string instead =
-        "the loader must allocate arena " + id +
-        " once and hand that same span, as memory_id " + id +
-        " of the HierarchicalAllocator, to every method it loads";
+    const std::string instead = "the loader must allocate arena " + id +
+                                " once and hand that same span, as memory_id " + id +
+                                " of the HierarchicalAllocator, to every method it loads";
     if (f.device != fb::DeviceType::CPU) {
       warnings.push_back(what + " is on " + DeviceText(f.device, f.device_index) +
                          ": ExecuTorch's Module(share_memory_arenas=true) refuses methods with "
-                         "arenas off the CPU, so " + instead);
-    } else if (f.memory_id > 2) {
-      warnings.push_back(what + ": ExecuTorch's Module(share_memory_arenas=true) shares only "
-                         "arenas 1 and 2 and gives arena " + id + " a buffer per method, so " +
+                         "arenas off the CPU, so " +
                          instead);
+    } else if (f.memory_id > 2) {
+      warnings.push_back(what +
+                         ": ExecuTorch's Module(share_memory_arenas=true) shares only "
+                         "arenas 1 and 2 and gives arena " +
+                         id + " a buffer per method, so " + instead);
     }
   }
   return warnings;

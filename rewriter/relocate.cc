@@ -164,9 +164,8 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
       // slot an earlier rewrite kept free (for a buffer this method lacks)
       // as tail padding and grow the arena again on every rewrite (I7).
       // An arena the buffers only leave keeps nothing.
-      size = arenas[i]->has_own_front
-                 ? std::max(plan.arena_sizes_before[i], arenas[i]->front_size)
-                 : 0;
+      size = arenas[i]->has_own_front ? std::max(plan.arena_sizes_before[i], arenas[i]->front_size)
+                                      : 0;
     }
     plan.arena_sizes_after[i] = std::max(size, highest_end[i]);
   }

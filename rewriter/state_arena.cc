@@ -57,8 +57,8 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
       } else if (*device != here) {
         return Error{"shared buffer '" + buffer.name + "' is in arena " +
                      std::to_string(buffer.memory_id) + " on " + DeviceText(*device) +
-                     " in method " + first_method + " but on " + DeviceText(here) +
-                     " in method " + method.name + ": one state arena cannot be on both"};
+                     " in method " + first_method + " but on " + DeviceText(here) + " in method " +
+                     method.name + ": one state arena cannot be on both"};
       }
     }
     by_device[device.value_or(DeviceKey{0, 0})].push_back(b);
@@ -89,11 +89,11 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
       region.slots.push_back(std::move(slot));
     }
     const uint32_t only = *sources.begin();
-    const bool already = sources.size() == 1 &&
-                         std::all_of(view.methods.begin(), view.methods.end(),
-                                     [&](const MethodView& method) {
-                                       return HoldsOnlyState(method, shared, buffers, only);
-                                     });
+    const bool already =
+        sources.size() == 1 &&
+        std::all_of(view.methods.begin(), view.methods.end(), [&](const MethodView& method) {
+          return HoldsOnlyState(method, shared, buffers, only);
+        });
     region.memory_id = already ? only : next_id++;
     regions.push_back(std::move(region));
   }

@@ -53,8 +53,8 @@ TEST(LayoutCommand, PlanShowsTheStateArenaAndWhatBothLayoutsCost) {
 TEST(LayoutCommand, PlanOf32LayersOnADeviceGivesBothLayoutsMemory) {
   TempDir dir;
   for (const char* naming : {"--named", "--unnamed"}) {
-    const std::string file = testing::SynthLlm(dir.path(), "big.pte",
-                                               {"--layers", "32", "--device-arena", naming});
+    const std::string file =
+        testing::SynthLlm(dir.path(), "big.pte", {"--layers", "32", "--device-arena", naming});
     CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
     ASSERT_EQ(out.exit_status, 0) << out.err;
     // Numbers as the plan gives them (per arena: one set / separate sets).
@@ -87,8 +87,8 @@ TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
     const std::string file = testing::SynthLlm(dir.path(), "llm.pte", c.synth_args);
     const std::string out_file = (dir.path() / "out.pte").string();
     std::filesystem::remove(out_file);
-    CommandOutput out = RunTool(
-        "pteshare", {"rewrite", file, "--share-auto", "--layout", "arena", "-o", out_file});
+    CommandOutput out =
+        RunTool("pteshare", {"rewrite", file, "--share-auto", "--layout", "arena", "-o", out_file});
     ASSERT_EQ(out.exit_status, 0) << c.label << ": " << out.err;
     EXPECT_TRUE(Contains(out.out, "4 shared buffers in their own arena")) << out.out;
 
@@ -135,8 +135,8 @@ TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
     const std::filesystem::path input = testing::SharedDir() / "corpus" / row.file;
     const std::filesystem::path out_file = dir.path() / row.file;
     ++files;
-    CommandOutput out = RunTool("pteshare", {"rewrite", input.string(), "--share-auto",
-                                             "--layout", "arena", "-o", out_file.string()});
+    CommandOutput out = RunTool("pteshare", {"rewrite", input.string(), "--share-auto", "--layout",
+                                             "arena", "-o", out_file.string()});
     const bool program = row.identifier == "ET12" || row.identifier == "BP08";
     if (program && row.methods.size() < 2) ++single_method_programs;
     if (out.exit_status == 0) {
@@ -148,7 +148,8 @@ TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
     EXPECT_EQ(out.exit_status, 2) << row.file << ": " << out.err;
     EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
     EXPECT_FALSE(std::filesystem::exists(out_file)) << row.file;
-    if (program && row.methods.size() < 2 && Contains(out.err, "--layout arena: nothing to share")) {
+    if (program && row.methods.size() < 2 &&
+        Contains(out.err, "--layout arena: nothing to share")) {
       ++refused_single_method;
     }
   }

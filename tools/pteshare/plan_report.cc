@@ -58,7 +58,8 @@ std::string LayoutCostText(const ProgramView& view, const PlanOutcome& outcome,
           break;
         }
       }
-      if (device == "-" && state != nullptr) device = ArenaDevice(view.methods[0], state, a.memory_id);
+      if (device == "-" && state != nullptr)
+        device = ArenaDevice(view.methods[0], state, a.memory_id);
       text += indent + "    arena " + std::to_string(a.memory_id) + " " + device +
               (state != nullptr ? " (state)" : "") + ": " + Grouped(a.one_set_after) + " / " +
               Grouped(a.separate_after) + "\n";
@@ -301,11 +302,11 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
   }
   for (const FrontRegion& f : plan.fronts) {
     if (f.state_arena) {
-      std::printf("  state arena %u %s%s: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
-                  DeviceName(static_cast<int8_t>(f.device), f.device_index).c_str(),
-                  view.methods.empty() || f.memory_id > view.methods[0].arenas.size() ? " (new)"
-                                                                                      : "",
-                  Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+      std::printf(
+          "  state arena %u %s%s: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+          DeviceName(static_cast<int8_t>(f.device), f.device_index).c_str(),
+          view.methods.empty() || f.memory_id > view.methods[0].arenas.size() ? " (new)" : "",
+          Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
     } else {
       std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
                   Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
@@ -323,18 +324,17 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const PlanO
       const FrontRegion* f = plan.front(id);
       const uint64_t before = i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0;
       const uint64_t after = m.arena_sizes_after[i];
-      std::string change =
-          i >= m.arena_sizes_before.size()
-              ? "new"
-              : before == after ? "unchanged"
-                                : (after > before ? "+" : "-") +
-                                      Grouped(after > before ? after - before : before - after);
-      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
-                  ArenaDevice(view.methods[m.method_index], f, id).c_str(),
-                  Grouped(before).c_str(), Grouped(after).c_str(), change.c_str(),
-                  f ? ((f->state_arena ? ", state arena " : ", front ") + Grouped(f->size)).c_str()
-                    : "",
-                  StrategySizes(m, i).c_str());
+      std::string change = i >= m.arena_sizes_before.size() ? "new"
+                           : before == after
+                               ? "unchanged"
+                               : (after > before ? "+" : "-") +
+                                     Grouped(after > before ? after - before : before - after);
+      std::printf(
+          "    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
+          ArenaDevice(view.methods[m.method_index], f, id).c_str(), Grouped(before).c_str(),
+          Grouped(after).c_str(), change.c_str(),
+          f ? ((f->state_arena ? ", state arena " : ", front ") + Grouped(f->size)).c_str() : "",
+          StrategySizes(m, i).c_str());
     }
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[m.method_index];

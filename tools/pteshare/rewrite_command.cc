@@ -88,11 +88,10 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
-  std::string what = shared == 0 ? "nothing shared, arenas replanned"
-                                 : std::to_string(shared) + " shared buffer" +
-                                       (shared == 1 ? "" : "s") +
-                                       (plan.layout == Layout::kArena ? " in their own arena"
-                                                                      : " front-packed");
+  std::string what =
+      shared == 0 ? "nothing shared, arenas replanned"
+                  : std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
+                        (plan.layout == Layout::kArena ? " in their own arena" : " front-packed");
   std::string text =
       Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
       " moved, " +
