@@ -79,14 +79,7 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
     for (size_t b : buffers) {
       const SharedBuffer& buffer = shared.buffers[b];
       sources.insert(buffer.memory_id);
-      FrontSlot slot;
-      slot.name = buffer.name;
-      slot.source_memory_id = buffer.memory_id;
-      slot.offset = region.size;  // region.size stays a multiple of the alignment
-      slot.nbytes = buffer.nbytes;
-      slot.slot_bytes = AlignUp(buffer.nbytes, alignment);
-      region.size += slot.slot_bytes;
-      region.slots.push_back(std::move(slot));
+      AppendSlot(buffer, alignment, &region);
     }
     const uint32_t only = *sources.begin();
     const bool already =
