@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rewriter/appended_tables.h"
+#include "rewriter/arena_vectors.h"
 #include "rewriter/byte_ownership.h"
 #include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
@@ -195,6 +196,7 @@ Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view
                           PatchSet& patch) {
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
+    if (GrowsArenas(view, method_plan)) continue;  // a new vector (arena_vectors.h)
     const auto* sizes = method.plan->non_const_buffer_sizes();
     const size_t stored = sizes ? sizes->size() : 0;
     if (method_plan.arena_sizes_after.size() + 1 != std::max<size_t>(stored, 1)) {
@@ -333,6 +335,14 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     for (const ByteOverwrite& w : copies->overwrites) name_references.insert(w.offset);
     patch.names_written = names.size();
   }
+
+  Result<GrownArenaVectors> grown =
+      BuildGrownArenaVectors(file, view, plan, patch.old_program_size + patch.appended.size());
+  if (!grown.ok()) return grown.error();
+  patch.appended.insert(patch.appended.end(), grown->bytes.begin(), grown->bytes.end());
+  patch.overwrites.insert(patch.overwrites.end(), grown->overwrites.begin(),
+                          grown->overwrites.end());
+  patch.arena_vectors_appended = grown->vectors_appended;
 
   Status sizes = AddArenaSizeWrites(file, view, plan, patch);
   if (!sizes.ok()) return sizes.error();

@@ -6,16 +6,36 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rewriter/program_view.h"
 
 namespace pteshare {
 
+/// Where the shared buffers go (docs/design.md, "Layouts").
+enum class Layout {
+  /// At the front of the arena each buffer is in already.
+  kFront,
+  /// In an arena of their own, one per device that holds shared buffers:
+  /// the next memory_id, in every method; the arenas they leave are
+  /// compacted or replanned without them.
+  kArena,
+};
+
+/// "front", "arena" (front_region.cc).
+const char* LayoutName(Layout layout);
+/// The layout called `name`, or nullopt.
+std::optional<Layout> ParseLayout(std::string_view name);
+
 /// One shared buffer's place at the front of its arena, the same in every
 /// method.
 struct FrontSlot {
   std::string name;
+  /// The arena the buffer is in, in the input: the region's own arena with
+  /// Layout::kFront; with Layout::kArena the arena it leaves (or the state
+  /// arena itself, when an earlier rewrite already moved it there).
+  uint32_t source_memory_id = 0;
   uint64_t offset = 0;  // aligned to the plan alignment
   uint64_t nbytes = 0;
   /// Bytes the slot takes in the front region: nbytes rounded up to the
@@ -26,10 +46,19 @@ struct FrontSlot {
 /// [0, size) of arena memory_id, holding that arena's shared buffers in
 /// sorted-name order. Every method that uses the arena keeps all of it free
 /// of other tensors, even a method that lacks some of the buffers.
+///
+/// With Layout::kArena the region is a whole arena that holds nothing but
+/// shared buffers and their aliases (a state arena): its size is F in every
+/// method, also in methods that lack some (or all) of its buffers.
 struct FrontRegion {
   uint32_t memory_id = 0;
   uint64_t size = 0;  // F: the sum of the slots
   std::vector<FrontSlot> slots;
+  /// Layout::kArena: the arena holds the front and nothing else.
+  bool state_arena = false;
+  /// The device of the arena (the device of the arenas its buffers leave).
+  fb::DeviceType device = fb::DeviceType::CPU;
+  int8_t device_index = 0;
 };
 
 /// Where one planned tensor was and where it goes.
@@ -72,6 +101,7 @@ struct MethodPlan {
 
 struct Plan {
   std::string strategy;  // "relocate", "replan" or "best"
+  Layout layout = Layout::kFront;
   uint64_t alignment = 16;
   std::vector<FrontRegion> fronts;  // by memory_id
   std::vector<MethodPlan> methods;  // same order as ProgramView::methods

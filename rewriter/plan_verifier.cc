@@ -38,23 +38,30 @@ class Checker {
  public:
   Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
       : view_(view), shared_(shared), plan_(plan) {
-    // Each buffer's slot, found once by name (slots are per arena).
-    std::map<std::pair<uint32_t, std::string>, const FrontSlot*> slots;
+    // Each buffer's slot and the arena holding it, found once by the name
+    // and the arena the buffer comes from.
+    std::map<std::pair<uint32_t, std::string>, std::pair<const FrontSlot*, const FrontRegion*>>
+        slots;
     for (const FrontRegion& f : plan_.fronts) {
-      for (const FrontSlot& s : f.slots) slots[{f.memory_id, s.name}] = &s;
+      for (const FrontSlot& s : f.slots) slots[{s.source_memory_id, s.name}] = {&s, &f};
     }
     for (const SharedBuffer& b : shared_.buffers) {
       auto it = slots.find({b.memory_id, b.name});
-      slot_of_buffer_.push_back(it != slots.end() ? it->second : nullptr);
+      slot_of_buffer_.push_back(it != slots.end() ? it->second.first : nullptr);
+      region_of_buffer_.push_back(it != slots.end() ? it->second.second : nullptr);
     }
+    for (const MethodView& m : view_.methods)
+      most_arenas_ = std::max(most_arenas_, m.arenas.size());
   }
 
   std::vector<PlanViolation> Run() {
     if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
     CheckFronts();
+    CheckStateArenas();
     for (const MethodPlan& m : plan_.methods) {
       LearnMethod(m);
       CheckSharedPlacements(m);
+      CheckAliasesFollow(m);
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
       if (plan_.strategy == "relocate") CheckOverlapsPreserved(m);
@@ -69,6 +76,118 @@ class Checker {
     violations_.push_back({invariant, std::move(message)});
   }
 
+  // The arena count a method must have after the plan: its own, or with
+  // Layout::kArena up to the highest state arena.
+  size_t ArenasAfter(const MethodView& in) const {
+    size_t count = in.arenas.size();
+    for (const FrontRegion& f : plan_.fronts) {
+      if (f.state_arena) count = std::max<size_t>(count, f.memory_id);
+    }
+    return count;
+  }
+
+  // `to` is a state arena that takes a shared buffer from arena `from`.
+  bool IsStateArenaOf(uint32_t to, uint32_t from) const {
+    const FrontRegion* f = plan_.front(to);
+    return f != nullptr && f->state_arena &&
+           std::any_of(f->slots.begin(), f->slots.end(),
+                       [&](const FrontSlot& s) { return s.source_memory_id == from; });
+  }
+
+  // Some shared buffer leaves arena `memory_id` for a state arena.
+  bool IsLeftBy(uint32_t memory_id) const {
+    for (const FrontRegion& f : plan_.fronts) {
+      if (f.memory_id == memory_id) continue;
+      for (const FrontSlot& s : f.slots) {
+        if (s.source_memory_id == memory_id) return true;
+      }
+    }
+    return false;
+  }
+
+  // I5 for the layout: front regions only with Layout::kFront, each in the
+  // arena its buffers come from; with Layout::kArena one state arena per
+  // device, each new one numbered from one past the most arenas any method
+  // had, or an arena that already holds nothing but its buffers; its device
+  // the device of every arena its buffers leave, in every method.
+  void CheckStateArenas() {
+    uint32_t next_new = static_cast<uint32_t>(most_arenas_) + 1;
+    std::set<std::pair<int, int>> devices;
+    for (const FrontRegion& f : plan_.fronts) {
+      const std::string arena = "arena " + std::to_string(f.memory_id);
+      if (f.state_arena != (plan_.layout == Layout::kArena)) {
+        Fail("I5", arena + ": a " + (f.state_arena ? "state arena" : "front region") +
+                       " in a plan of layout " + LayoutName(plan_.layout));
+        continue;
+      }
+      if (!f.state_arena) {
+        for (const FrontSlot& s : f.slots) {
+          if (s.source_memory_id != f.memory_id) {
+            Fail("I1", arena + ": slot of '" + s.name + "' takes a buffer of arena " +
+                           std::to_string(s.source_memory_id));
+          }
+        }
+        continue;
+      }
+      if (!devices.insert({static_cast<int>(f.device), f.device_index}).second) {
+        Fail("I5", arena + ": a second state arena on the same device");
+      }
+      if (f.memory_id > most_arenas_) {
+        if (f.memory_id != next_new) {
+          Fail("I5", arena + ": a new state arena must be arena " + std::to_string(next_new));
+        }
+        next_new = f.memory_id + 1;
+      } else {
+        for (const FrontSlot& s : f.slots) {
+          if (s.source_memory_id != f.memory_id) {
+            Fail("I5", arena + ": an arena of the input taken as state arena for '" + s.name +
+                           "' of arena " + std::to_string(s.source_memory_id));
+          }
+        }
+      }
+      for (const MethodView& in : view_.methods) {
+        for (const FrontSlot& s : f.slots) {
+          const Arena* source = in.arena(s.source_memory_id);
+          if (source != nullptr &&
+              (source->device != f.device || source->device_index != f.device_index)) {
+            Fail("I5", "method " + in.name + ": '" + s.name + "' leaves arena " +
+                           std::to_string(s.source_memory_id) + " for " + arena +
+                           " on another device");
+          }
+        }
+      }
+    }
+  }
+
+  // I1 for aliases with Layout::kArena: every tensor that lay inside a
+  // shared buffer (ChooseSharedBuffers let only its aliases be there) goes
+  // with it to the state arena, at the same offset relative to the buffer.
+  void CheckAliasesFollow(const MethodPlan& m) {
+    const MethodView& in = view_.methods[m.method_index];
+    for (size_t i = 0; i < shared_.buffers.size(); ++i) {
+      const SharedBuffer& b = shared_.buffers[i];
+      const FrontRegion* region = region_of_buffer_[i];
+      const auto& value = b.value_in_method[m.method_index];
+      if (region == nullptr || !region->state_arena || !value) continue;
+      const Placement& buffer = in.tensor(*value)->placement;
+      for (const TensorMove& move : m.moves) {
+        const Placement& p = move.before;
+        if (p.memory_id != buffer.memory_id || p.nbytes == 0 || p.offset < buffer.offset ||
+            p.end() > buffer.end()) {
+          continue;
+        }
+        const Placement want{region->memory_id,
+                             slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
+        if (move.after != want) {
+          Fail("I1", Value(m, move.value_index) + " lies inside '" + b.name +
+                         "' but goes to arena " + std::to_string(move.after.memory_id) + " " +
+                         Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
+                         std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
+        }
+      }
+    }
+  }
+
   // I5: the plan covers exactly the program's planned tensors.
   bool CheckShape() {
     if (plan_.methods.size() != view_.methods.size()) {
@@ -81,10 +200,11 @@ class Checker {
       const MethodView& in = view_.methods[i];
       const MethodPlan& m = plan_.methods[i];
       if (m.arena_sizes_before.size() != in.arenas.size() ||
-          m.arena_sizes_after.size() != in.arenas.size()) {
+          m.arena_sizes_after.size() != ArenasAfter(in)) {
         Fail("I5", "method " + in.name + ": arena count changes from " +
                        std::to_string(in.arenas.size()) + " to " +
-                       std::to_string(m.arena_sizes_after.size()));
+                       std::to_string(m.arena_sizes_after.size()) + " (expected " +
+                       std::to_string(ArenasAfter(in)) + ")");
         ok = false;
         continue;
       }
@@ -99,7 +219,8 @@ class Checker {
           break;
         }
         const TensorMove& move = m.moves[k++];
-        if (move.after.memory_id != move.before.memory_id ||
+        if ((move.after.memory_id != move.before.memory_id &&
+             !IsStateArenaOf(move.after.memory_id, move.before.memory_id)) ||
             move.after.nbytes != move.before.nbytes) {
           Fail("I5", Value(m, move.value_index) + ": arena or size changes (arena " +
                          std::to_string(move.before.memory_id) + " -> " +
@@ -108,9 +229,11 @@ class Checker {
                          std::to_string(move.after.nbytes) + " bytes)");
         }
         const FrontRegion* front = plan_.front(move.before.memory_id);
-        if (plan_.strategy == "relocate" && front == nullptr && move.after != move.before) {
+        if (plan_.strategy == "relocate" && front == nullptr && !IsLeftBy(move.before.memory_id) &&
+            move.after != move.before) {
           Fail("I5", Value(m, move.value_index) + " moves in arena " +
-                         std::to_string(move.before.memory_id) + ", which has no front region");
+                         std::to_string(move.before.memory_id) +
+                         ", which has no front region and no shared buffer leaves");
         }
       }
       if (ok && k != m.moves.size()) {
@@ -177,12 +300,14 @@ class Checker {
                        m.name);
         continue;
       }
-      Placement expected{b.memory_id, slot->offset, b.nbytes};
+      const uint32_t arena =
+          region_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())]->memory_id;
+      Placement expected{arena, slot->offset, b.nbytes};
       if (move->after != expected || move->before.memory_id != b.memory_id) {
         Fail("I1", Value(m, *value) + " ('" + b.name + "'): placed at arena " +
                        std::to_string(move->after.memory_id) + " " +
                        Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
-                       std::to_string(b.memory_id) + " " + Range(slot->offset, b.nbytes));
+                       std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
       }
     }
   }
@@ -191,6 +316,8 @@ class Checker {
   bool MethodHas(const FrontSlot& slot) const { return has_slot_.count(&slot) != 0; }
 
   bool MethodUsesArena(const MethodPlan& m, uint32_t memory_id) const {
+    const FrontRegion* f = plan_.front(memory_id);
+    if (f != nullptr && f->state_arena) return true;  // every method gets it
     if (memory_id == 0 || memory_id > m.arena_sizes_before.size()) return false;
     if (m.arena_sizes_before[memory_id - 1] > 0) return true;
     return std::any_of(m.moves.begin(), m.moves.end(), [&](const TensorMove& move) {
@@ -206,7 +333,10 @@ class Checker {
       if (!MethodUsesArena(m, f.memory_id)) continue;
       for (const TensorMove& move : m.moves) {
         const Placement& p = move.after;
-        if (p.memory_id != f.memory_id || p.nbytes == 0 || p.offset >= f.size) continue;
+        // A state arena is all front: everything in it is checked.
+        if (p.memory_id != f.memory_id || p.nbytes == 0 || (!f.state_arena && p.offset >= f.size)) {
+          continue;
+        }
         const int32_t buffer = move.value_index < aliases_.buffer_of.size()
                                    ? aliases_.buffer_of[move.value_index]
                                    : -1;
@@ -293,7 +423,12 @@ class Checker {
     ForOverlappingPairs(sized, before, [&](const TensorMove& a, const TensorMove& b) {
       int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
       int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
-      if (was != now && a.after.memory_id == b.after.memory_id) {
+      if (a.after.memory_id != b.after.memory_id) {
+        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                       std::to_string(b.value_index) + " overlapped and now sit in arenas " +
+                       std::to_string(a.after.memory_id) + " and " +
+                       std::to_string(b.after.memory_id));
+      } else if (was != now) {
         Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
                        std::to_string(b.value_index) + " overlapped at relative offset " +
                        std::to_string(was) + " and now sit at " + std::to_string(now));
@@ -373,8 +508,18 @@ class Checker {
   void CheckGrowth(const MethodPlan& m) {
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t memory_id = static_cast<uint32_t>(i + 1);
-      uint64_t allowed = m.arena_sizes_before[i];
       const FrontRegion* f = plan_.front(memory_id);
+      if (i >= m.arena_sizes_before.size()) {
+        // A new arena: a state arena is its front, an arena before it empty.
+        const uint64_t want = f != nullptr ? f->size : 0;
+        if (m.arena_sizes_after[i] != want) {
+          Fail("I6", "method " + m.name + ": new arena " + std::to_string(memory_id) + " takes " +
+                         std::to_string(m.arena_sizes_after[i]) + " bytes, not " +
+                         std::to_string(want));
+        }
+        continue;
+      }
+      uint64_t allowed = m.arena_sizes_before[i];
       if (f != nullptr && MethodUsesArena(m, memory_id)) {
         for (const FrontSlot& s : f->slots) {
           // A slot the method has may still add its alignment padding
@@ -417,6 +562,8 @@ class Checker {
   std::vector<PlanViolation> violations_;
   /// Indexed like shared_.buffers.
   std::vector<const FrontSlot*> slot_of_buffer_;
+  std::vector<const FrontRegion*> region_of_buffer_;
+  size_t most_arenas_ = 0;
   // Of the method being checked (LearnMethod).
   std::set<const FrontSlot*> has_slot_;
   SharedAliases aliases_;

@@ -43,6 +43,12 @@ struct PlanOptions {
   uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
   /// Run replan even for relocate, so a report can show both sizes.
   bool compare_strategies = false;
+  /// PlanAndVerify (rewrite.h) also plans the layout not chosen, so a
+  /// report can show what each costs (layout_costs.h).
+  bool compare_layouts = false;
+  /// Where the shared buffers go: the front of their arenas, or an arena
+  /// of their own per device (state_arena.h).
+  Layout layout = Layout::kFront;
 };
 
 /// PlanOptions with a strategy and an alignment, the rest as defaults.

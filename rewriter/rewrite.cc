@@ -134,6 +134,7 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
   }
   VerifiedPlan verified;
   verified.violations = VerifyPlan(view, planned->shared, planned->plan);
+  if (options.compare_layouts) verified.layouts = CompareLayouts(view, share, options, *planned);
   verified.planned = std::move(planned).value();
   return verified;
 }

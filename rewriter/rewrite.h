@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/layout_costs.h"
 #include "rewriter/open_program.h"
 #include "rewriter/patcher.h"
 #include "rewriter/plan_verifier.h"
@@ -39,6 +40,8 @@ namespace pteshare {
 struct VerifiedPlan {
   PlanInput planned;
   std::vector<PlanViolation> violations;
+  /// With PlanOptions::compare_layouts: both layouts' memory, front first.
+  std::vector<LayoutCost> layouts{};
 
   bool verified() const { return violations.empty(); }
 };

@@ -60,6 +60,7 @@ void AddPlan(CLI::App& app, int& exit_status) {
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   args->planning.compare_strategies = true;
+  args->planning.compare_layouts = true;
   cmd->add_flag("--json", args->json, "Print the plan as JSON (shape in the README)");
   cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
 }

@@ -21,6 +21,74 @@ std::string StrategySizes(const MethodPlan& m, size_t i) {
   return text;
 }
 
+// The device of arena `id` of a method, or of the state arena the plan adds.
+std::string ArenaDevice(const MethodView& method, const FrontRegion* front, uint32_t id) {
+  if (const Arena* arena = method.arena(id)) {
+    return DeviceName(static_cast<int8_t>(arena->device), arena->device_index);
+  }
+  if (front != nullptr) return DeviceName(static_cast<int8_t>(front->device), front->device_index);
+  return DeviceName(0, 0);  // an empty arena before a state arena
+}
+
+// Per layout: one set (each arena as large as its largest method) and
+// separate sets (the sum), per arena and in total; or why it cannot be had.
+std::string LayoutCostText(const ProgramView& view, const VerifiedPlan& verified,
+                           const std::string& indent) {
+  std::string text = indent +
+                     "what each layout costs (--layout; per arena: one set for every method / a "
+                     "set per method):\n";
+  for (const LayoutCost& c : verified.layouts) {
+    const bool chosen = c.layout == verified.planned.plan.layout;
+    text += indent + "  " + LayoutName(c.layout) + (chosen ? " (this plan)" : "") + ": ";
+    if (!c.memory) {
+      text += "not possible: " + c.refused + "\n";
+      continue;
+    }
+    text += "one set " + Grouped(c.memory->total.one_set_after) + ", separate sets " +
+            Grouped(c.memory->total.separate_after) + " bytes\n";
+    for (const ArenaCost& a : c.memory->arenas) {
+      const FrontRegion* state = nullptr;
+      for (const FrontRegion& f : c.state_arenas) {
+        if (f.memory_id == a.memory_id) state = &f;
+      }
+      std::string device = "-";
+      for (const MethodView& m : view.methods) {
+        if (m.arena(a.memory_id) != nullptr) {
+          device = ArenaDevice(m, state, a.memory_id);
+          break;
+        }
+      }
+      if (device == "-" && state != nullptr)
+        device = ArenaDevice(view.methods[0], state, a.memory_id);
+      text += indent + "    arena " + std::to_string(a.memory_id) + " " + device +
+              (state != nullptr ? " (state)" : "") + ": " + Grouped(a.one_set_after) + " / " +
+              Grouped(a.separate_after) + "\n";
+    }
+  }
+  return text;
+}
+
+void WriteLayoutCostsJson(JsonWriter& json, const VerifiedPlan& verified) {
+  json.Key("layouts").BeginArray();
+  for (const LayoutCost& c : verified.layouts) {
+    json.BeginObject()
+        .Field("layout", LayoutName(c.layout))
+        .Field("chosen", c.layout == verified.planned.plan.layout);
+    json.Key("state_arenas").BeginArray();
+    for (const FrontRegion& f : c.state_arenas) json.Uint(f.memory_id);
+    json.EndArray();
+    if (c.memory) {
+      WriteMemoryJson(json, *c.memory);
+      json.Key("refused").Null();
+    } else {
+      json.Key("memory").Null();
+      json.Field("refused", c.refused);
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
 }  // namespace
 
 void PlanningOptions::AddTo(CLI::App* command) {
@@ -33,6 +101,13 @@ void PlanningOptions::AddTo(CLI::App* command) {
                    "method and arena the smaller of the two")
       ->check(CLI::IsMember({"relocate", "replan", "best"}))
       ->default_str("best");
+  command
+      ->add_option("--layout", layout,
+                   "Where the shared buffers go. front: at the front of the arena each is in. "
+                   "arena: in a new arena of their own per device (the next memory_id, in every "
+                   "method), the arenas they leave compacted or replanned without them")
+      ->check(CLI::IsMember({LayoutName(Layout::kFront), LayoutName(Layout::kArena)}))
+      ->default_str(LayoutName(Layout::kFront));
   command
       ->add_option("--alignment", alignment,
                    "Alignment of the shared slots, a power of two (default: detected from the "
@@ -77,8 +152,12 @@ Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
   } else {
     return Error{"--strategy '" + strategy + "': expected relocate, replan or best"};
   }
+  const std::optional<Layout> parsed_layout = ParseLayout(layout);
+  if (!parsed_layout) return Error{"--layout '" + layout + "': expected front or arena"};
+  options.layout = *parsed_layout;
   options.alignment = alignment;
   options.compare_strategies = compare_strategies;
+  options.compare_layouts = compare_layouts;
   for (const std::string& text : arena_limits) {
     Result<std::pair<uint32_t, uint64_t>> limit = ParseArenaLimit(text);
     if (!limit.ok()) return limit.error();
@@ -140,11 +219,17 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
   return lines;
 }
 
-std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent) {
+std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent,
+                       const std::vector<FrontRegion>& fronts) {
   auto device = [&](uint32_t memory_id) {
     for (const MethodView& m : view.methods) {
       if (const Arena* a = m.arena(memory_id)) {
         return DeviceName(static_cast<int8_t>(a->device), a->device_index);
+      }
+    }
+    for (const FrontRegion& f : fronts) {
+      if (f.memory_id == memory_id) {
+        return DeviceName(static_cast<int8_t>(f.device), f.device_index) + " (new)";
       }
     }
     return std::string("-");
@@ -193,7 +278,8 @@ void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
 void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  std::printf("%s: plan (strategy %s, alignment %llu)\n", file.c_str(), plan.strategy.c_str(),
+  std::printf("%s: plan (strategy %s, layout %s, alignment %llu)\n", file.c_str(),
+              plan.strategy.c_str(), LayoutName(plan.layout),
               static_cast<unsigned long long>(plan.alignment));
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
@@ -202,8 +288,16 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
     for (const std::string& pair : pairs) std::printf("    %s\n", pair.c_str());
   }
   for (const FrontRegion& f : plan.fronts) {
-    std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
-                Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    if (f.state_arena) {
+      std::printf(
+          "  state arena %u %s%s: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+          DeviceName(static_cast<int8_t>(f.device), f.device_index).c_str(),
+          view.methods.empty() || f.memory_id > view.methods[0].arenas.size() ? " (new)" : "",
+          Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    } else {
+      std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+                  Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    }
     for (const FrontSlot& s : f.slots) {
       std::printf("    %-48s offset %s, %s bytes\n", s.name.c_str(), Grouped(s.offset).c_str(),
                   Grouped(s.nbytes).c_str());
@@ -212,22 +306,22 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
   for (const MethodPlan& m : plan.methods) {
     std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
                 m.moves.size());
-    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+    for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
       const FrontRegion* f = plan.front(id);
-      const Arena* arena = view.methods[m.method_index].arena(id);
-      std::string change =
-          m.arena_sizes_before[i] == m.arena_sizes_after[i]
-              ? "unchanged"
-              : (m.arena_sizes_after[i] > m.arena_sizes_before[i] ? "+" : "-") +
-                    Grouped(m.arena_sizes_after[i] > m.arena_sizes_before[i]
-                                ? m.arena_sizes_after[i] - m.arena_sizes_before[i]
-                                : m.arena_sizes_before[i] - m.arena_sizes_after[i]);
-      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
-                  DeviceName(static_cast<int8_t>(arena->device), arena->device_index).c_str(),
-                  Grouped(m.arena_sizes_before[i]).c_str(), Grouped(m.arena_sizes_after[i]).c_str(),
-                  change.c_str(), f ? (", front " + Grouped(f->size)).c_str() : "",
-                  StrategySizes(m, i).c_str());
+      const uint64_t before = i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0;
+      const uint64_t after = m.arena_sizes_after[i];
+      std::string change = i >= m.arena_sizes_before.size() ? "new"
+                           : before == after
+                               ? "unchanged"
+                               : (after > before ? "+" : "-") +
+                                     Grouped(after > before ? after - before : before - after);
+      std::printf(
+          "    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
+          ArenaDevice(view.methods[m.method_index], f, id).c_str(), Grouped(before).c_str(),
+          Grouped(after).c_str(), change.c_str(),
+          f ? ((f->state_arena ? ", state arena " : ", front ") + Grouped(f->size)).c_str() : "",
+          StrategySizes(m, i).c_str());
     }
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[m.method_index];
@@ -242,7 +336,8 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
       }
     }
   }
-  std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ").c_str());
+  std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts).c_str());
+  if (!verified.layouts.empty()) std::printf("\n%s", LayoutCostText(view, verified, "  ").c_str());
   for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
   if (!plan.warnings.empty()) std::printf("\n");
   if (verified.verified()) {
@@ -253,7 +348,9 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
+  json.Field("strategy", plan.strategy)
+      .Field("layout", LayoutName(plan.layout))
+      .Field("alignment", plan.alignment);
   json.Key("pairs").BeginArray();
   for (const StatePairing& pairing : shared.pairings) {
     json.BeginObject().Field("name", pairing.name).Field("shape", pairing.shape);
@@ -275,11 +372,16 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   }
   json.Key("fronts").BeginArray();
   for (const FrontRegion& f : plan.fronts) {
-    json.BeginObject().Field("memory_id", f.memory_id).Field("size", f.size);
+    json.BeginObject()
+        .Field("memory_id", f.memory_id)
+        .Field("size", f.size)
+        .Field("state_arena", f.state_arena)
+        .Field("device", DeviceName(static_cast<int8_t>(f.device), f.device_index));
     json.Key("slots").BeginArray();
     for (const FrontSlot& s : f.slots) {
       json.BeginObject()
           .Field("name", s.name)
+          .Field("from_memory_id", s.source_memory_id)
           .Field("offset", s.offset)
           .Field("nbytes", s.nbytes)
           .EndObject();
@@ -294,14 +396,14 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
         .Field("planned_tensors", static_cast<uint64_t>(m.moves.size()))
         .Field("moved_tensors", static_cast<uint64_t>(m.moved_count()));
     json.Key("arenas").BeginArray();
-    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+    for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
-      const Arena* arena = view.methods[m.method_index].arena(id);
       const FrontRegion* f = plan.front(id);
       json.BeginObject()
           .Field("memory_id", id)
-          .Field("device", DeviceName(static_cast<int8_t>(arena->device), arena->device_index))
-          .Field("size_before", m.arena_sizes_before[i])
+          .Field("device", ArenaDevice(view.methods[m.method_index], f, id))
+          .Field("new", i >= m.arena_sizes_before.size())
+          .Field("size_before", i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0)
           .Field("size_after", m.arena_sizes_after[i])
           .Field("front", f ? f->size : uint64_t{0});
       if (i < m.arena_strategies.size()) json.Field("strategy", m.arena_strategies[i]);
@@ -338,6 +440,7 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   }
   json.EndArray();
   WriteMemoryJson(json, ComputeMemoryCost(plan));
+  WriteLayoutCostsJson(json, verified);
   json.Key("warnings").BeginArray();
   for (const std::string& w : plan.warnings) json.String(w);
   json.EndArray();

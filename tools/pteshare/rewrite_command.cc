@@ -89,9 +89,10 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
-  std::string what = shared == 0 ? "nothing shared, arenas replanned"
-                                 : std::to_string(shared) + " shared buffer" +
-                                       (shared == 1 ? "" : "s") + " front-packed";
+  std::string what =
+      shared == 0 ? "nothing shared, arenas replanned"
+                  : std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
+                        (plan.layout == Layout::kArena ? " in their own arena" : " front-packed");
   std::string text =
       Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
       " moved, " +
@@ -110,7 +111,7 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
               " more (all with -v, or `pteshare plan`)\n";
     }
   }
-  text += MemoryText(view, ComputeMemoryCost(plan), "  ");
+  text += MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts);
   for (const std::string& w : plan.warnings) text += "  warning: " + w + "\n";
   return text;
 }
@@ -147,6 +148,7 @@ std::string Json(const FileJob& job, const ProgramView& view, const RewriteOutco
       .Field("tensors_repointed", static_cast<uint64_t>(patch.tensors_repointed))
       .Field("fields_overwritten", static_cast<uint64_t>(patch.fields_overwritten))
       .Field("arena_sizes_changed", static_cast<uint64_t>(patch.arena_sizes_changed))
+      .Field("arena_vectors_appended", static_cast<uint64_t>(patch.arena_vectors_appended))
       .Field("names_written", static_cast<uint64_t>(patch.names_written))
       .Field("segments_moved", patch.segments_move())
       .Field("segment_shift", patch.segment_shift())
