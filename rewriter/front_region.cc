@@ -5,23 +5,6 @@
 
 namespace pteshare {
 
-const char* LayoutName(Layout layout) {
-  switch (layout) {
-    case Layout::kFront:
-      return "front";
-    case Layout::kArena:
-      return "arena";
-  }
-  return "?";
-}
-
-std::optional<Layout> ParseLayout(std::string_view name) {
-  for (Layout layout : {Layout::kFront, Layout::kArena}) {
-    if (name == LayoutName(layout)) return layout;
-  }
-  return std::nullopt;
-}
-
 uint64_t DetectAlignment(const ProgramView& view) {
   constexpr uint64_t kMinimum = 16, kMaximum = 4096;
   uint64_t alignment = kMaximum;

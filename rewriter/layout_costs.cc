@@ -17,8 +17,8 @@ LayoutCost CostOf(const ProgramView& view, const PlanInput& input) {
   }
   const std::vector<PlanViolation> violations = VerifyPlan(view, input.shared, input.plan);
   if (!violations.empty()) {
-    cost.refused =
-        "plan violates " + violations.front().invariant + ": " + violations.front().message;
+    cost.refused = "plan violates " + InvariantName(violations.front().invariant) + ": " +
+                   violations.front().message;
     return cost;
   }
   cost.memory = ComputeMemoryCost(input.plan);

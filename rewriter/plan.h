@@ -23,10 +23,28 @@ enum class Layout {
   kArena,
 };
 
-/// "front", "arena" (front_region.cc).
+/// "front", "arena" (plan.cc).
 const char* LayoutName(Layout layout);
 /// The layout called `name`, or nullopt.
 std::optional<Layout> ParseLayout(std::string_view name);
+
+/// How the other tensors make room for the front regions.
+enum class Strategy {
+  /// Shift by a translation that keeps every overlap (relocate.h); needs no
+  /// lifetimes; leaves arenas without a front alone.
+  kRelocate,
+  /// Plan every arena again from the lifetimes (replan.h). Where that would
+  /// be larger than relocate, the arena takes relocate's layout (I6).
+  kReplan,
+  /// Per method and arena the smaller of the two (relocate on ties, as it
+  /// moves less).
+  kBest,
+};
+
+/// "relocate", "replan", "best" (plan.cc).
+const char* StrategyName(Strategy strategy);
+/// The strategy called `name`, or nullopt.
+std::optional<Strategy> ParseStrategy(std::string_view name);
 
 /// One shared buffer's place at the front of its arena, the same in every
 /// method.
@@ -95,12 +113,12 @@ struct MethodPlan {
   std::vector<std::optional<uint64_t>> arena_sizes_replan{};
   /// Largest total live at one instruction, front included.
   std::vector<uint64_t> arena_lower_bounds{};
-  /// Where each arena's placements come from: "relocate" or "replan".
-  std::vector<std::string> arena_strategies{};
+  /// Where each arena's placements come from: kRelocate or kReplan.
+  std::vector<Strategy> arena_strategies{};
 };
 
 struct Plan {
-  std::string strategy;  // "relocate", "replan" or "best"
+  Strategy strategy = Strategy::kRelocate;
   Layout layout = Layout::kFront;
   uint64_t alignment = 16;
   std::vector<FrontRegion> fronts;  // by memory_id

@@ -11,6 +11,10 @@
 #include "rewriter/live_overlaps.h"
 
 namespace pteshare {
+
+std::string InvariantName(Invariant invariant) {
+  return "I" + std::to_string(static_cast<int>(invariant));
+}
 namespace {
 
 std::string Range(uint64_t offset, uint64_t nbytes) {
@@ -64,7 +68,7 @@ class Checker {
       CheckAliasesFollow(m);
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
-      if (plan_.strategy == "relocate") CheckOverlapsPreserved(m);
+      if (plan_.strategy == Strategy::kRelocate) CheckOverlapsPreserved(m);
       CheckLiveOverlaps(m);
       CheckGrowth(m);
     }
@@ -72,7 +76,7 @@ class Checker {
   }
 
  private:
-  void Fail(const char* invariant, std::string message) {
+  void Fail(Invariant invariant, std::string message) {
     violations_.push_back({invariant, std::move(message)});
   }
 
@@ -116,32 +120,36 @@ class Checker {
     for (const FrontRegion& f : plan_.fronts) {
       const std::string arena = "arena " + std::to_string(f.memory_id);
       if (f.state_arena != (plan_.layout == Layout::kArena)) {
-        Fail("I5", arena + ": a " + (f.state_arena ? "state arena" : "front region") +
-                       " in a plan of layout " + LayoutName(plan_.layout));
+        Fail(Invariant::kSameShape, arena + ": a " +
+                                        (f.state_arena ? "state arena" : "front region") +
+                                        " in a plan of layout " + LayoutName(plan_.layout));
         continue;
       }
       if (!f.state_arena) {
         for (const FrontSlot& s : f.slots) {
           if (s.source_memory_id != f.memory_id) {
-            Fail("I1", arena + ": slot of '" + s.name + "' takes a buffer of arena " +
-                           std::to_string(s.source_memory_id));
+            Fail(Invariant::kSharedPlacement, arena + ": slot of '" + s.name +
+                                                  "' takes a buffer of arena " +
+                                                  std::to_string(s.source_memory_id));
           }
         }
         continue;
       }
       if (!devices.insert({static_cast<int>(f.device), f.device_index}).second) {
-        Fail("I5", arena + ": a second state arena on the same device");
+        Fail(Invariant::kSameShape, arena + ": a second state arena on the same device");
       }
       if (f.memory_id > most_arenas_) {
         if (f.memory_id != next_new) {
-          Fail("I5", arena + ": a new state arena must be arena " + std::to_string(next_new));
+          Fail(Invariant::kSameShape,
+               arena + ": a new state arena must be arena " + std::to_string(next_new));
         }
         next_new = f.memory_id + 1;
       } else {
         for (const FrontSlot& s : f.slots) {
           if (s.source_memory_id != f.memory_id) {
-            Fail("I5", arena + ": an arena of the input taken as state arena for '" + s.name +
-                           "' of arena " + std::to_string(s.source_memory_id));
+            Fail(Invariant::kSameShape,
+                 arena + ": an arena of the input taken as state arena for '" + s.name +
+                     "' of arena " + std::to_string(s.source_memory_id));
           }
         }
       }
@@ -150,9 +158,9 @@ class Checker {
           const Arena* source = in.arena(s.source_memory_id);
           if (source != nullptr &&
               (source->device != f.device || source->device_index != f.device_index)) {
-            Fail("I5", "method " + in.name + ": '" + s.name + "' leaves arena " +
-                           std::to_string(s.source_memory_id) + " for " + arena +
-                           " on another device");
+            Fail(Invariant::kSameShape, "method " + in.name + ": '" + s.name + "' leaves arena " +
+                                            std::to_string(s.source_memory_id) + " for " + arena +
+                                            " on another device");
           }
         }
       }
@@ -179,10 +187,11 @@ class Checker {
         const Placement want{region->memory_id,
                              slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
         if (move.after != want) {
-          Fail("I1", Value(m, move.value_index) + " lies inside '" + b.name +
-                         "' but goes to arena " + std::to_string(move.after.memory_id) + " " +
-                         Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
-                         std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
+          Fail(Invariant::kSharedPlacement,
+               Value(m, move.value_index) + " lies inside '" + b.name + "' but goes to arena " +
+                   std::to_string(move.after.memory_id) + " " +
+                   Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
+                   std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
         }
       }
     }
@@ -191,8 +200,9 @@ class Checker {
   // I5: the plan covers exactly the program's planned tensors.
   bool CheckShape() {
     if (plan_.methods.size() != view_.methods.size()) {
-      Fail("I5", "plan has " + std::to_string(plan_.methods.size()) + " methods, program has " +
-                     std::to_string(view_.methods.size()));
+      Fail(Invariant::kSameShape, "plan has " + std::to_string(plan_.methods.size()) +
+                                      " methods, program has " +
+                                      std::to_string(view_.methods.size()));
       return false;
     }
     bool ok = true;
@@ -201,10 +211,10 @@ class Checker {
       const MethodPlan& m = plan_.methods[i];
       if (m.arena_sizes_before.size() != in.arenas.size() ||
           m.arena_sizes_after.size() != ArenasAfter(in)) {
-        Fail("I5", "method " + in.name + ": arena count changes from " +
-                       std::to_string(in.arenas.size()) + " to " +
-                       std::to_string(m.arena_sizes_after.size()) + " (expected " +
-                       std::to_string(ArenasAfter(in)) + ")");
+        Fail(Invariant::kSameShape, "method " + in.name + ": arena count changes from " +
+                                        std::to_string(in.arenas.size()) + " to " +
+                                        std::to_string(m.arena_sizes_after.size()) + " (expected " +
+                                        std::to_string(ArenasAfter(in)) + ")");
         ok = false;
         continue;
       }
@@ -213,8 +223,9 @@ class Checker {
         if (!t.planned) continue;
         if (k >= m.moves.size() || m.moves[k].value_index != t.value_index ||
             m.moves[k].before != t.placement) {
-          Fail("I5", "method " + in.name + ": the plan does not list value " +
-                         std::to_string(t.value_index) + " with its input placement");
+          Fail(Invariant::kSameShape, "method " + in.name + ": the plan does not list value " +
+                                          std::to_string(t.value_index) +
+                                          " with its input placement");
           ok = false;
           break;
         }
@@ -222,23 +233,26 @@ class Checker {
         if ((move.after.memory_id != move.before.memory_id &&
              !IsStateArenaOf(move.after.memory_id, move.before.memory_id)) ||
             move.after.nbytes != move.before.nbytes) {
-          Fail("I5", Value(m, move.value_index) + ": arena or size changes (arena " +
-                         std::to_string(move.before.memory_id) + " -> " +
-                         std::to_string(move.after.memory_id) + ", " +
-                         std::to_string(move.before.nbytes) + " -> " +
-                         std::to_string(move.after.nbytes) + " bytes)");
+          Fail(Invariant::kSameShape, Value(m, move.value_index) +
+                                          ": arena or size changes (arena " +
+                                          std::to_string(move.before.memory_id) + " -> " +
+                                          std::to_string(move.after.memory_id) + ", " +
+                                          std::to_string(move.before.nbytes) + " -> " +
+                                          std::to_string(move.after.nbytes) + " bytes)");
         }
         const FrontRegion* front = plan_.front(move.before.memory_id);
-        if (plan_.strategy == "relocate" && front == nullptr && !IsLeftBy(move.before.memory_id) &&
-            move.after != move.before) {
-          Fail("I5", Value(m, move.value_index) + " moves in arena " +
-                         std::to_string(move.before.memory_id) +
-                         ", which has no front region and no shared buffer leaves");
+        if (plan_.strategy == Strategy::kRelocate && front == nullptr &&
+            !IsLeftBy(move.before.memory_id) && move.after != move.before) {
+          Fail(Invariant::kSameShape,
+               Value(m, move.value_index) + " moves in arena " +
+                   std::to_string(move.before.memory_id) +
+                   ", which has no front region and no shared buffer leaves");
         }
       }
       if (ok && k != m.moves.size()) {
-        Fail("I5", "method " + in.name + ": the plan lists " + std::to_string(m.moves.size()) +
-                       " tensors, the program plans " + std::to_string(k));
+        Fail(Invariant::kSameShape, "method " + in.name + ": the plan lists " +
+                                        std::to_string(m.moves.size()) +
+                                        " tensors, the program plans " + std::to_string(k));
         ok = false;
       }
     }
@@ -251,14 +265,16 @@ class Checker {
       uint64_t previous_end = 0;
       for (const FrontSlot& s : f.slots) {
         if (s.offset % plan_.alignment != 0) {
-          Fail("I4", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name +
-                         "' at offset " + std::to_string(s.offset) + " is not aligned to " +
-                         std::to_string(plan_.alignment));
+          Fail(Invariant::kFitsAndAligned, "arena " + std::to_string(f.memory_id) + ": slot of '" +
+                                               s.name + "' at offset " + std::to_string(s.offset) +
+                                               " is not aligned to " +
+                                               std::to_string(plan_.alignment));
         }
         if (s.offset < previous_end || s.offset + s.nbytes > f.size) {
-          Fail("I1", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name + "' " +
-                         Range(s.offset, s.nbytes) + " overlaps another or leaves the front [0, " +
-                         std::to_string(f.size) + ")");
+          Fail(Invariant::kSharedPlacement, "arena " + std::to_string(f.memory_id) + ": slot of '" +
+                                                s.name + "' " + Range(s.offset, s.nbytes) +
+                                                " overlaps another or leaves the front [0, " +
+                                                std::to_string(f.size) + ")");
         }
         previous_end = s.offset + s.nbytes;
       }
@@ -296,18 +312,20 @@ class Checker {
       const FrontSlot* slot = slot_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())];
       const TensorMove* move = MoveOf(m, *value);
       if (slot == nullptr || move == nullptr) {
-        Fail("I1", "shared buffer '" + b.name + "' has no front slot or no placement in method " +
-                       m.name);
+        Fail(
+            Invariant::kSharedPlacement,
+            "shared buffer '" + b.name + "' has no front slot or no placement in method " + m.name);
         continue;
       }
       const uint32_t arena =
           region_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())]->memory_id;
       Placement expected{arena, slot->offset, b.nbytes};
       if (move->after != expected || move->before.memory_id != b.memory_id) {
-        Fail("I1", Value(m, *value) + " ('" + b.name + "'): placed at arena " +
-                       std::to_string(move->after.memory_id) + " " +
-                       Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
-                       std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
+        Fail(Invariant::kSharedPlacement,
+             Value(m, *value) + " ('" + b.name + "'): placed at arena " +
+                 std::to_string(move->after.memory_id) + " " +
+                 Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
+                 std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
       }
     }
   }
@@ -345,10 +363,11 @@ class Checker {
         if (slot != nullptr && p.offset >= slot->offset && p.end() <= slot->offset + slot->nbytes) {
           continue;
         }
-        Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
-                       " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
-                       std::to_string(f.memory_id) +
-                       (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
+        Fail(Invariant::kFrontRegionFree,
+             Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
+                 " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
+                 std::to_string(f.memory_id) +
+                 (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
       }
     }
   }
@@ -360,13 +379,15 @@ class Checker {
       if (p.memory_id == 0 || p.memory_id > m.arena_sizes_after.size()) continue;  // I5 said
       uint64_t size = m.arena_sizes_after[p.memory_id - 1];
       if (p.end() > size || p.end() < p.offset) {
-        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
-                       std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
-                       " size " + std::to_string(size));
+        Fail(Invariant::kFitsAndAligned,
+             Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
+                 std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
+                 " size " + std::to_string(size));
       }
       if (move.before.offset % plan_.alignment == 0 && p.offset % plan_.alignment != 0) {
-        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) +
-                       " loses the alignment " + std::to_string(plan_.alignment));
+        Fail(Invariant::kFitsAndAligned, Value(m, move.value_index) + ": offset " +
+                                             std::to_string(p.offset) + " loses the alignment " +
+                                             std::to_string(plan_.alignment));
       }
     }
   }
@@ -424,25 +445,26 @@ class Checker {
       int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
       int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
       if (a.after.memory_id != b.after.memory_id) {
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
-                       std::to_string(b.value_index) + " overlapped and now sit in arenas " +
-                       std::to_string(a.after.memory_id) + " and " +
-                       std::to_string(b.after.memory_id));
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                 std::to_string(b.value_index) + " overlapped and now sit in arenas " +
+                 std::to_string(a.after.memory_id) + " and " + std::to_string(b.after.memory_id));
       } else if (was != now) {
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
-                       std::to_string(b.value_index) + " overlapped at relative offset " +
-                       std::to_string(was) + " and now sit at " + std::to_string(now));
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                 std::to_string(b.value_index) + " overlapped at relative offset " +
+                 std::to_string(was) + " and now sit at " + std::to_string(now));
       }
     });
     ForOverlappingPairs(sized, after, [&](const TensorMove& a, const TensorMove& b) {
       bool overlapped = a.before.memory_id == b.before.memory_id &&
                         Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
       if (!overlapped && !InsideOneSlot(a.after, b.after)) {
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                       Range(a.after.offset, a.after.nbytes) + " and " +
-                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
-                       " now overlap in arena " + std::to_string(a.after.memory_id) +
-                       "; they did not in the input");
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                 Range(a.after.offset, a.after.nbytes) + " and " + std::to_string(b.value_index) +
+                 " " + Range(b.after.offset, b.after.nbytes) + " now overlap in arena " +
+                 std::to_string(a.after.memory_id) + "; they did not in the input");
       }
     });
   }
@@ -454,7 +476,8 @@ class Checker {
     const MethodView& in = view_.methods[m.method_index];
     const MethodLifetimes lifetimes = ComputeLifetimes(in, SharedValues(in, shared_));
     if (!lifetimes.too_complex.empty()) {
-      Fail("I3", "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
+      Fail(Invariant::kOverlapsKept,
+           "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
       return;
     }
     // As in CheckOverlapsPreserved: moves alike in life, before and after
@@ -490,15 +513,16 @@ class Checker {
         if (overlapped && was == now) continue;
         const LiveRange& la = lifetimes.group_live(a.value_index);
         const LiveRange& lb = lifetimes.group_live(b.value_index);
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                       Range(a.after.offset, a.after.nbytes) + " live [" +
-                       std::to_string(la.first) + ", " + std::to_string(la.last) + "] and " +
-                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
-                       " live [" + std::to_string(lb.first) + ", " + std::to_string(lb.last) +
-                       "] share bytes of arena " + std::to_string(memory_id) + " while both live" +
-                       (overlapped ? "; in the input they overlapped at relative offset " +
-                                         std::to_string(was) + ", now " + std::to_string(now)
-                                   : "; in the input they did not overlap"));
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                 Range(a.after.offset, a.after.nbytes) + " live [" + std::to_string(la.first) +
+                 ", " + std::to_string(la.last) + "] and " + std::to_string(b.value_index) + " " +
+                 Range(b.after.offset, b.after.nbytes) + " live [" + std::to_string(lb.first) +
+                 ", " + std::to_string(lb.last) + "] share bytes of arena " +
+                 std::to_string(memory_id) + " while both live" +
+                 (overlapped ? "; in the input they overlapped at relative offset " +
+                                   std::to_string(was) + ", now " + std::to_string(now)
+                             : "; in the input they did not overlap"));
       }
     }
   }
@@ -513,9 +537,9 @@ class Checker {
         // A new arena: a state arena is its front, an arena before it empty.
         const uint64_t want = f != nullptr ? f->size : 0;
         if (m.arena_sizes_after[i] != want) {
-          Fail("I6", "method " + m.name + ": new arena " + std::to_string(memory_id) + " takes " +
-                         std::to_string(m.arena_sizes_after[i]) + " bytes, not " +
-                         std::to_string(want));
+          Fail(Invariant::kNoGrowth,
+               "method " + m.name + ": new arena " + std::to_string(memory_id) + " takes " +
+                   std::to_string(m.arena_sizes_after[i]) + " bytes, not " + std::to_string(want));
         }
         continue;
       }
@@ -528,12 +552,13 @@ class Checker {
           allowed += MethodHas(s) ? s.slot_bytes - std::min(s.slot_bytes, s.nbytes) : s.slot_bytes;
         }
       }
-      if (plan_.strategy == "relocate") {
+      if (plan_.strategy == Strategy::kRelocate) {
         if (m.arena_sizes_after[i] > allowed) {
-          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
-                         std::to_string(m.arena_sizes_before[i]) + " to " +
-                         std::to_string(m.arena_sizes_after[i]) + " bytes, more than the " +
-                         std::to_string(allowed) + " its missing slots allow");
+          Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
+                                         " grows from " + std::to_string(m.arena_sizes_before[i]) +
+                                         " to " + std::to_string(m.arena_sizes_after[i]) +
+                                         " bytes, more than the " + std::to_string(allowed) +
+                                         " its missing slots allow");
         }
         continue;
       }
@@ -541,17 +566,18 @@ class Checker {
       uint64_t relocate = allowed;
       if (i < m.arena_sizes_relocate.size()) {
         if (m.arena_sizes_relocate[i] > allowed) {
-          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) +
-                         ": relocate's size " + std::to_string(m.arena_sizes_relocate[i]) +
-                         " is more than the " + std::to_string(allowed) +
-                         " bytes its missing slots allow");
+          Fail(Invariant::kNoGrowth,
+               "method " + m.name + ": arena " + std::to_string(memory_id) + ": relocate's size " +
+                   std::to_string(m.arena_sizes_relocate[i]) + " is more than the " +
+                   std::to_string(allowed) + " bytes its missing slots allow");
         }
         relocate = std::min(relocate, m.arena_sizes_relocate[i]);
       }
       if (m.arena_sizes_after[i] > relocate) {
-        Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " takes " +
-                       std::to_string(m.arena_sizes_after[i]) + " bytes with " + plan_.strategy +
-                       ", more than relocate's " + std::to_string(relocate));
+        Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
+                                       " takes " + std::to_string(m.arena_sizes_after[i]) +
+                                       " bytes with " + StrategyName(plan_.strategy) +
+                                       ", more than relocate's " + std::to_string(relocate));
       }
     }
   }

@@ -141,7 +141,7 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
                                  " keeps relocate's layout: " + arena->why_not);
       }
     }
-    m.arena_strategies.push_back(choice.replan ? "replan" : "relocate");
+    m.arena_strategies.push_back(choice.replan ? Strategy::kReplan : Strategy::kRelocate);
     if (!choice.replan) continue;
     m.arena_sizes_after[i] = arena->size;
     const uint32_t memory_id = static_cast<uint32_t>(i + 1);
@@ -224,18 +224,6 @@ bool MovesAroundShared(const Plan& plan, uint32_t memory_id) {
 
 }  // namespace
 
-std::string StrategyName(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::kRelocate:
-      return "relocate";
-    case Strategy::kReplan:
-      return "replan";
-    case Strategy::kBest:
-      return "best";
-  }
-  return "?";
-}
-
 Status CheckInputPlacements(const ProgramView& view) {
   for (const MethodView& method : view.methods) {
     for (const TensorValue& t : method.tensors) {
@@ -286,7 +274,7 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   PlanInput input;
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
-  plan.strategy = StrategyName(options.strategy);
+  plan.strategy = options.strategy;
   plan.alignment = options.alignment != 0 ? options.alignment : input_alignment;
   plan.layout = options.layout;
   if (options.layout == Layout::kArena && input.shared.buffers.empty()) {

@@ -15,22 +15,6 @@
 
 namespace pteshare {
 
-/// How the other tensors make room for the front regions.
-enum class Strategy {
-  /// Shift by a translation that keeps every overlap (relocate.h); needs no
-  /// lifetimes; leaves arenas without a front alone.
-  kRelocate,
-  /// Plan every arena again from the lifetimes (replan.h). Where that would
-  /// be larger than relocate, the arena takes relocate's layout (I6).
-  kReplan,
-  /// Per method and arena the smaller of the two (relocate on ties, as it
-  /// moves less).
-  kBest,
-};
-
-/// "relocate", "replan", "best".
-std::string StrategyName(Strategy strategy);
-
 struct PlanOptions {
   /// The library default stays relocate; the command line defaults to best.
   Strategy strategy = Strategy::kRelocate;

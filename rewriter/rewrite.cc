@@ -112,10 +112,10 @@ Result<uint64_t> Write(const RewriteRequest& request, const std::optional<Writer
 }  // namespace
 
 Error RefusedPlan(const std::vector<PlanViolation>& violations) {
-  std::string message = "refusing the plan: " + std::to_string(violations.size()) +
-                        " invariant violation(s) (first: " + violations.front().invariant + ": " +
-                        violations.front().message +
-                        "); this is a pteshare bug, please report it with the file";
+  std::string message =
+      "refusing the plan: " + std::to_string(violations.size()) +
+      " invariant violation(s) (first: " + InvariantName(violations.front().invariant) + ": " +
+      violations.front().message + "); this is a pteshare bug, please report it with the file";
   return Error{message, ErrorKind::kNoValidPlan};
 }
 

@@ -66,7 +66,7 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
                                  const PlanInput* plan, const std::string& only_method) {
   LayoutPicture picture;
   picture.file = file;
-  if (plan != nullptr) picture.strategy = plan->plan.strategy;
+  if (plan != nullptr) picture.strategy = StrategyName(plan->plan.strategy);
 
   for (const MethodView& method : view.methods) {
     if (!only_method.empty() && method.name != only_method) continue;

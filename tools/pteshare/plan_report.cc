@@ -17,7 +17,8 @@ std::string StrategySizes(const MethodPlan& m, size_t i) {
   std::string text = "; LB " + Grouped(m.arena_lower_bounds[i]) + ", relocate " +
                      Grouped(m.arena_sizes_relocate[i]) + ", replan ";
   text += m.arena_sizes_replan[i] ? Grouped(*m.arena_sizes_replan[i]) : "-";
-  if (i < m.arena_strategies.size()) text += " -> " + m.arena_strategies[i];
+  if (i < m.arena_strategies.size())
+    text += std::string(" -> ") + StrategyName(m.arena_strategies[i]);
   return text;
 }
 
@@ -143,15 +144,11 @@ Result<std::pair<uint32_t, uint64_t>> ParseArenaLimit(const std::string& text) {
 
 Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
   PlanOptions options;
-  if (strategy == "relocate") {
-    options.strategy = Strategy::kRelocate;
-  } else if (strategy == "replan") {
-    options.strategy = Strategy::kReplan;
-  } else if (strategy == "best") {
-    options.strategy = Strategy::kBest;
-  } else {
+  const std::optional<Strategy> parsed_strategy = ParseStrategy(strategy);
+  if (!parsed_strategy) {
     return Error{"--strategy '" + strategy + "': expected relocate, replan or best"};
   }
+  options.strategy = *parsed_strategy;
   const std::optional<Layout> parsed_layout = ParseLayout(layout);
   if (!parsed_layout) return Error{"--layout '" + layout + "': expected front or arena"};
   options.layout = *parsed_layout;
@@ -196,7 +193,7 @@ PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
   if (!plan.nothing_to_share.empty()) PrintFileError(file, NothingToShare(plan, *options));
   if (!verified->verified()) {
     for (const PlanViolation& v : verified->violations) {
-      PrintFileError(file, Error{"plan violates " + v.invariant + ": " + v.message});
+      PrintFileError(file, Error{"plan violates " + InvariantName(v.invariant) + ": " + v.message});
     }
     PrintFileError(file, RefusedPlan(verified->violations));
     outcome.exit_status = kExitFindings;
@@ -279,7 +276,7 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
   std::printf("%s: plan (strategy %s, layout %s, alignment %llu)\n", file.c_str(),
-              plan.strategy.c_str(), LayoutName(plan.layout),
+              StrategyName(plan.strategy), LayoutName(plan.layout),
               static_cast<unsigned long long>(plan.alignment));
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
@@ -348,7 +345,7 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  json.Field("strategy", plan.strategy)
+  json.Field("strategy", StrategyName(plan.strategy))
       .Field("layout", LayoutName(plan.layout))
       .Field("alignment", plan.alignment);
   json.Key("pairs").BeginArray();
@@ -406,7 +403,8 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
           .Field("size_before", i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0)
           .Field("size_after", m.arena_sizes_after[i])
           .Field("front", f ? f->size : uint64_t{0});
-      if (i < m.arena_strategies.size()) json.Field("strategy", m.arena_strategies[i]);
+      if (i < m.arena_strategies.size())
+        json.Field("strategy", StrategyName(m.arena_strategies[i]));
       if (i < m.arena_lower_bounds.size()) json.Field("lower_bound", m.arena_lower_bounds[i]);
       if (i < m.arena_sizes_relocate.size()) json.Field("size_relocate", m.arena_sizes_relocate[i]);
       if (i < m.arena_sizes_replan.size()) {
@@ -447,7 +445,10 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   json.Field("verified", verified.verified());
   json.Key("violations").BeginArray();
   for (const PlanViolation& v : verified.violations) {
-    json.BeginObject().Field("invariant", v.invariant).Field("message", v.message).EndObject();
+    json.BeginObject()
+        .Field("invariant", InvariantName(v.invariant))
+        .Field("message", v.message)
+        .EndObject();
   }
   json.EndArray();
 }

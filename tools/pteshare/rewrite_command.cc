@@ -289,7 +289,7 @@ int RunRewrite(const RewriteArgs& args) {
   }
   // relocate exists only to make room for shared buffers; replan and best
   // may run with none and just shrink the arenas.
-  if (args.share.empty() && args.planning.strategy == "relocate") {
+  if (args.share.empty() && ParseStrategy(args.planning.strategy) == Strategy::kRelocate) {
     PrintError(
         "rewrite: say which buffers to share (--share NAME... or --share-auto); with no shared "
         "buffer, --strategy replan or best just shrinks the arenas");
