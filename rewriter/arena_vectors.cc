@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "rewriter/wire.h"
+#include "schema/wire.h"
 
 namespace pteshare {
 namespace {

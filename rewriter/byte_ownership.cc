@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 
 namespace pteshare {
 

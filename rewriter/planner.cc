@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "loader_facts.h"
+
 #include "rewriter/front_region.h"
 #include "rewriter/lifetimes.h"
 #include "rewriter/relocate.h"
@@ -69,22 +71,23 @@ std::vector<std::string> Warnings(const SharedBufferSet& shared, Layout layout) 
   std::map<std::vector<std::string>, std::vector<std::string>> recopied;  // methods -> buffers
   std::map<uint32_t, std::vector<std::string>> high_arena;                // arena -> buffers
   for (const SharedBuffer& b : shared.buffers) {
-    if (b.methods_with_initial_state.size() >= 2)
+    if (loader::StateRecopiedOnLoad(b.methods_with_initial_state.size()))
       recopied[b.methods_with_initial_state].push_back(b.name);
-    if (b.memory_id > 2 && layout == Layout::kFront) high_arena[b.memory_id].push_back(b.name);
+    if (loader::ModuleLeavesArenaUnshared(b.memory_id) && layout == Layout::kFront) {
+      high_arena[b.memory_id].push_back(b.name);
+    }
   }
   std::vector<std::string> warnings;
   for (const auto& [methods, names] : recopied) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
-                       ") have an initial state in methods " + JoinNames(methods) +
-                       ": loading any of these methods copies that state over the shared memory "
-                       "again, so load them all before the first run");
+                       ") have an initial state in methods " + JoinNames(methods) + ": " +
+                       loader::kStateRecopiedOnLoad);
   }
   for (const auto& [memory_id, names] : high_arena) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
-                       ") are in arena " + std::to_string(memory_id) +
-                       ": ExecuTorch's Module(share_memory_arenas=true) shares only arenas 1 and "
-                       "2; bind this arena to the same memory in every method yourself");
+                       ") are in arena " + std::to_string(memory_id) + ": " +
+                       loader::kModuleSharesArenasOneAndTwo +
+                       "; bind this arena to the same memory in every method yourself");
   }
   return warnings;
 }

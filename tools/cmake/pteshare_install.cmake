@@ -7,8 +7,10 @@
 # Installed layout (under CMAKE_INSTALL_PREFIX):
 #   bin/pteshare, bin/pte-synth, bin/pteshare-selfcheck
 #   lib/libpteshare_runtime_check.a
-#   include/pteshare/runtime_check/*.h      (#include "runtime_check/alias_check.h")
+#   include/pteshare/runtime_check/alias_check.h (#include "runtime_check/alias_check.h";
+#                                                 C++17, standard library only)
 #   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h
+#                                 (pteshare::schema; not in the checker-only build)
 #   lib/cmake/pteshare/pteshareConfig.cmake (+ Version, Targets, pteshare_rewrite.cmake)
 # Consumers get include/pteshare on their include path, so the includes read
 # the same as inside this project.
@@ -20,13 +22,17 @@ set(PTESHARE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/pteshare)
 
 # The build tree's include directories are BUILD_INTERFACE only; these are
 # what the same targets mean once installed.
-target_include_directories(pteshare_schema INTERFACE
-  $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
 target_include_directories(pteshare_runtime_check INTERFACE
   $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
-# Exported as pteshare::runtime_check and pteshare::schema.
+# Exported as pteshare::runtime_check and (full build) pteshare::schema.
 set_target_properties(pteshare_runtime_check PROPERTIES EXPORT_NAME runtime_check)
-set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
+set(_pteshare_libraries pteshare_runtime_check)
+if(TARGET pteshare_schema)
+  target_include_directories(pteshare_schema INTERFACE
+    $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
+  set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
+  list(APPEND _pteshare_libraries pteshare_schema)
+endif()
 if(PTESHARE_SANITIZE)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
@@ -34,27 +40,29 @@ if(PTESHARE_SANITIZE)
     $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
 endif()
 
-set(_pteshare_programs pteshare)
-foreach(_program pte-synth pteshare-selfcheck)
+set(_pteshare_programs)
+foreach(_program pteshare pte-synth pteshare-selfcheck)
   if(TARGET ${_program})
     list(APPEND _pteshare_programs ${_program})
   endif()
 endforeach()
 
-install(TARGETS ${_pteshare_programs} pteshare_runtime_check pteshare_schema
+install(TARGETS ${_pteshare_programs} ${_pteshare_libraries}
   EXPORT pteshareTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-file(GLOB _pteshare_runtime_check_headers ${PROJECT_SOURCE_DIR}/runtime_check/*.h)
-install(FILES ${_pteshare_runtime_check_headers}
+# The checker's public header only; the rest of runtime_check/ is internal.
+install(FILES ${PROJECT_SOURCE_DIR}/runtime_check/alias_check.h
   DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/runtime_check)
-install(FILES
-    ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
-    ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h
-    ${PROJECT_SOURCE_DIR}/schema/tensor_nbytes.h
-  DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})
+if(TARGET pteshare_schema)
+  install(FILES
+      ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
+      ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h
+      ${PROJECT_SOURCE_DIR}/schema/tensor_nbytes.h
+    DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})
+endif()
 
 install(EXPORT pteshareTargets
   NAMESPACE pteshare::
