@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/planner.h"
 #include "rewriter/front_region.h"
 #include "rewriter/state_arena.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
 #include "rewriter/result.h"
 
 namespace pteshare {

@@ -1,13 +1,13 @@
-#include "rewriter/block_windows.h"
+#include "rewriter/blockplan/windows.h"
 
 #include <algorithm>
 #include <optional>
 #include <vector>
 
-#include "rewriter/block_greedy.h"
-#include "rewriter/block_lower_bound.h"
-#include "rewriter/block_probe.h"
-#include "rewriter/block_search.h"
+#include "rewriter/blockplan/greedy.h"
+#include "rewriter/blockplan/lower_bound.h"
+#include "rewriter/blockplan/probe.h"
+#include "rewriter/blockplan/search.h"
 
 namespace pteshare {
 namespace {

@@ -1,12 +1,12 @@
 // SearchInWindows: the capacity search for problems too large to search
 // whole (thousands to tens of thousands of blocks).
 //
-// The whole-problem search (block_search.h) costs O(blocks) per node and
+// The whole-problem search (search.h) costs O(blocks) per node and
 // recurses once per block, so past a few thousand blocks a single dive eats
 // the budget. Here the free blocks are taken in the order they begin and cut
 // into windows of a few hundred. Window by window, left to right, the
 // window's blocks plus a look-ahead of the next ones are searched
-// (block_probe.h) around what is already placed (the earlier windows' blocks
+// (probe.h) around what is already placed (the earlier windows' blocks
 // still live, and the problem's fixed blocks, as fixed blocks of a small
 // problem); the window's own blocks are kept, the look-ahead is searched
 // again with the next window, which sees the same time sections.
@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rewriter/block_step_budget.h"
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
+#include "rewriter/blockplan/step_budget.h"
 
 namespace pteshare {
 

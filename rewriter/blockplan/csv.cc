@@ -1,4 +1,4 @@
-#include "rewriter/block_csv.h"
+#include "rewriter/blockplan/csv.h"
 
 #include <cerrno>
 #include <charconv>

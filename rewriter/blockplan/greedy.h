@@ -4,7 +4,7 @@
 // the capacity search as its start.
 //
 // Cost: a short block looks at the short placed blocks live with it one by
-// one and at the long-lived ones as merged ranges (block_long_lived.h), so a
+// one and at the long-lived ones as merged ranges (long_lived.h), so a
 // pass is O(n log n + short overlaps + ranges) rather than O(all overlaps):
 // a thousand caches live throughout no longer cost a thousand per block.
 #pragma once
@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "rewriter/block_interval_index.h"
-#include "rewriter/block_long_lived.h"
-#include "rewriter/block_step_budget.h"
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/interval_index.h"
+#include "rewriter/blockplan/long_lived.h"
+#include "rewriter/blockplan/problem.h"
+#include "rewriter/blockplan/step_budget.h"
 
 namespace pteshare {
 

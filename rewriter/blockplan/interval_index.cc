@@ -1,4 +1,4 @@
-#include "rewriter/block_interval_index.h"
+#include "rewriter/blockplan/interval_index.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,9 +1,9 @@
 // The block planner, in the paper's terms: every plan it returns is a valid
-// placement (checked by SolutionChecker below, which shares no code with the
-// planner), it reaches the optimum where the optimum is known, keeps fixed
+// placement (checked by ValidateBlockSolution, validator.h, which shares no
+// code with the planner), it reaches the optimum where the optimum is known, keeps fixed
 // blocks where they are, honours alignment and capacity, and gives the same
 // plan for the same seed.
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/planner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,99 +12,21 @@
 #include <random>
 #include <string>
 
-#include "rewriter/block_csv.h"
+#include "rewriter/blockplan/csv.h"
+#include "rewriter/blockplan/validator.h"
+#include "tests/blockplan/small_problems.h"
+#include "tests/fuzz/block_plan_properties.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
 namespace {
 
-/// Independent check of a placement: every rule of blocks.h, pair by pair.
-/// Returns an empty string when the solution is valid.
-std::string SolutionChecker(const BlockProblem& problem, const BlockSolution& solution) {
-  const auto& blocks = problem.blocks;
-  if (solution.offsets.size() != blocks.size()) return "wrong number of offsets";
-  uint64_t highest = 0;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const uint64_t offset = solution.offsets[i];
-    if (blocks[i].fixed_offset && offset != *blocks[i].fixed_offset) {
-      return "fixed block " + blocks[i].id + " moved";
-    }
-    if (!blocks[i].fixed_offset && offset % problem.alignment != 0) {
-      return "block " + blocks[i].id + " at " + std::to_string(offset) + " is not aligned";
-    }
-    if (blocks[i].size > 0) highest = std::max(highest, offset + blocks[i].size);
-  }
-  if (highest != solution.height) {
-    return "height " + std::to_string(solution.height) + " but blocks reach " +
-           std::to_string(highest);
-  }
-  if (problem.capacity && solution.height > *problem.capacity) return "over capacity";
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    for (size_t j = i + 1; j < blocks.size(); ++j) {
-      const Block& a = blocks[i];
-      const Block& b = blocks[j];
-      bool same_time = a.lifespan.begin < a.lifespan.end && b.lifespan.begin < b.lifespan.end &&
-                       a.lifespan.begin < b.lifespan.end && b.lifespan.begin < a.lifespan.end;
-      bool same_bytes = a.size > 0 && b.size > 0 &&
-                        solution.offsets[i] < solution.offsets[j] + b.size &&
-                        solution.offsets[j] < solution.offsets[i] + a.size;
-      if (same_time && same_bytes) return "blocks " + a.id + " and " + b.id + " overlap";
-    }
-  }
-  return "";
-}
-
-/// The exact optimum of a tiny problem (alignment 1, nothing fixed): some
-/// order of the blocks, each dropped to its lowest free offset, is optimal.
-uint64_t ExhaustiveOptimum(const BlockProblem& problem) {
-  const auto& blocks = problem.blocks;
-  std::vector<size_t> order(blocks.size());
-  std::iota(order.begin(), order.end(), 0);
-  uint64_t best = UINT64_MAX;
-  do {
-    std::vector<uint64_t> offsets(blocks.size());
-    uint64_t height = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const Block& block = blocks[order[k]];
-      uint64_t offset = 0;
-      for (bool moved = true; moved;) {
-        moved = false;
-        for (size_t p = 0; p < k; ++p) {
-          const Block& other = blocks[order[p]];
-          uint64_t other_offset = offsets[order[p]];
-          bool same_time = block.lifespan.begin < other.lifespan.end &&
-                           other.lifespan.begin < block.lifespan.end;
-          if (same_time && offset < other_offset + other.size &&
-              other_offset < offset + block.size) {
-            offset = other_offset + other.size;
-            moved = true;
-          }
-        }
-      }
-      offsets[order[k]] = offset;
-      height = std::max(height, offset + block.size);
-    }
-    best = std::min(best, height);
-  } while (std::next_permutation(order.begin(), order.end()));
-  return best;
-}
-
-/// "b7" for 7 (built by appending: GCC 12 warns falsely on "b" + string).
-std::string Name(int index) {
-  std::string name = "b";
-  name += std::to_string(index);
-  return name;
-}
-
-Block Free(std::string id, TimeValue begin, TimeValue end, Bytes size) {
-  return Block{std::move(id), {begin, end}, size, std::nullopt};
-}
-
 BlockPlan PlanOrDie(const BlockProblem& problem, BlockPlannerOptions options = {}) {
   Result<BlockPlan> plan = PlanBlocks(problem, options);
   EXPECT_TRUE(plan.ok()) << plan.error().message;
   if (!plan.ok()) return {};
-  EXPECT_EQ(SolutionChecker(problem, plan->solution), "");
+  Status valid = ValidateBlockSolution(problem, plan->solution);
+  EXPECT_TRUE(valid.ok()) << valid.error().message;
   return std::move(plan).value();
 }
 
@@ -151,13 +73,7 @@ TEST(BlockPlanner, BeatsSizeOrderWhereTheOptimumIsKnown) {
 TEST(BlockPlanner, MatchesExhaustiveSearchOnSmallRandomInstances) {
   std::mt19937 random(7);
   for (int instance = 0; instance < 60; ++instance) {
-    BlockProblem problem;
-    int count = 3 + instance % 4;  // 3..6 blocks
-    for (int i = 0; i < count; ++i) {
-      TimeValue begin = random() % 8;
-      TimeValue end = begin + 1 + random() % 6;
-      problem.blocks.push_back(Free(Name(i), begin, end, 1 + random() % 9));
-    }
+    BlockProblem problem = RandomSmallProblem(random, 3 + instance % 4);  // 3..6 blocks
     BlockPlan plan = PlanOrDie(problem);
     EXPECT_EQ(plan.solution.height, ExhaustiveOptimum(problem)) << "instance " << instance;
   }
@@ -414,6 +330,21 @@ TEST(BlockPlanner, ACapacityTheSearchCannotSettleEndsWhenTheStepsDo) {
   EXPECT_NE(plan.error().message.find("no plan fits the capacity of 986112 bytes"),
             std::string::npos)
       << plan.error().message;
+}
+
+// fuzz_plan's block properties (tests/fuzz/block_plan_properties.h) hold on
+// random bytes: valid placements at or above the lower bound, or an error.
+TEST(BlockPlanner, TheFuzzPropertiesHoldOnRandomBytes) {
+  std::mt19937 random(17);
+  for (int input = 0; input < 500; ++input) {
+    std::vector<uint8_t> bytes(1 + random() % 200);
+    for (uint8_t& byte : bytes) byte = static_cast<uint8_t>(random());
+    try {
+      fuzz::CheckBlockPlan(bytes);
+    } catch (const fuzz::PropertyViolation& violation) {
+      ADD_FAILURE() << "input " << input << ": " << violation.what;
+    }
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "rewriter/block_sections.h"
+#include "rewriter/blockplan/sections.h"
 
 #include <algorithm>
 #include <numeric>

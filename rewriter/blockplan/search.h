@@ -10,7 +10,7 @@
 //    same offset go in preorder rank;
 //  - dominance: no block goes at or above the top another unplaced block
 //    would reach at its own lowest offset (that block could go first);
-//  - section inference: in every time section (block_sections.h), the floor
+//  - section inference: in every time section (sections.h), the floor
 //    (highest placed top, at least the current offset, and at least the
 //    lowest offset any unplaced block there can take) plus the unplaced sizes
 //    live there (with their alignment padding) must fit under the capacity;
@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "rewriter/block_sections.h"
-#include "rewriter/block_step_budget.h"
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
+#include "rewriter/blockplan/sections.h"
+#include "rewriter/blockplan/step_budget.h"
 
 namespace pteshare {
 

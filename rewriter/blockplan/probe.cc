@@ -1,4 +1,4 @@
-#include "rewriter/block_probe.h"
+#include "rewriter/blockplan/probe.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,18 +1,21 @@
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/planner.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "rewriter/block_greedy.h"
-#include "rewriter/block_lower_bound.h"
-#include "rewriter/block_probe.h"
-#include "rewriter/block_search.h"
-#include "rewriter/block_step_budget.h"
-#include "rewriter/block_windows.h"
+#include "rewriter/blockplan/greedy.h"
+#include "rewriter/blockplan/lower_bound.h"
+#include "rewriter/blockplan/probe.h"
+#include "rewriter/blockplan/search.h"
+#include "rewriter/blockplan/step_budget.h"
+#include "rewriter/blockplan/validator.h"
+#include "rewriter/blockplan/windows.h"
 
 namespace pteshare {
 namespace {
@@ -23,7 +26,7 @@ constexpr Bytes kMaxTotal = Bytes{1} << 62;
 constexpr int kRandomOrders = 8;
 /// Past this many blocks the whole-problem search costs too much per node
 /// (O(blocks)) and per dive (O(blocks^2)); larger problems are searched in
-/// windows (block_windows.h).
+/// windows (windows.h).
 constexpr size_t kMaxWholeSearchBlocks = 2000;
 
 std::string Describe(const Block& block) {
@@ -239,6 +242,15 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
                  " bytes, " + std::to_string(miss) + " bytes" + Percent(miss, *problem.capacity) +
                  " over" + (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
   }
+#ifndef NDEBUG
+  // Debug builds check every plan, as an assert would, with a checker that
+  // shares no code with the planner.
+  if (Status valid = ValidateBlockSolution(problem, plan.solution); !valid) {
+    std::fprintf(stderr, "PlanBlocks made an invalid placement: %s\n",
+                 valid.error().message.c_str());
+    std::abort();
+  }
+#endif
   return plan;
 }
 

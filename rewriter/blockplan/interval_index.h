@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
 
 namespace pteshare {
 

@@ -1,4 +1,4 @@
-#include "rewriter/block_search.h"
+#include "rewriter/blockplan/search.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "rewriter/block_greedy.h"
+#include "rewriter/blockplan/greedy.h"
 
 #include <algorithm>
 #include <limits>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
 
 namespace pteshare {
 

@@ -7,15 +7,15 @@
 // subtrees a single order gets stuck in. A run that ends kInfeasible has
 // searched the whole tree: a proof that nothing fits.
 //
-// Both the whole-problem planner (block_planner.cc) and the windowed search
-// (block_windows.cc) ask their questions through this one function.
+// Both the whole-problem planner (planner.cc) and the windowed search
+// (windows.cc) ask their questions through this one function.
 #pragma once
 
 #include <cstdint>
 
-#include "rewriter/block_search.h"
-#include "rewriter/block_step_budget.h"
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
+#include "rewriter/blockplan/search.h"
+#include "rewriter/blockplan/step_budget.h"
 
 namespace pteshare {
 

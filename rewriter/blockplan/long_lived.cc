@@ -1,4 +1,4 @@
-#include "rewriter/block_long_lived.h"
+#include "rewriter/blockplan/long_lived.h"
 
 #include <algorithm>
 

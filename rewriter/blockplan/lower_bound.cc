@@ -1,4 +1,4 @@
-#include "rewriter/block_lower_bound.h"
+#include "rewriter/blockplan/lower_bound.h"
 
 #include <algorithm>
 #include <utility>

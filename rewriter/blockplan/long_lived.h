@@ -18,7 +18,7 @@
 #include <map>
 #include <vector>
 
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
 
 namespace pteshare {
 

@@ -3,15 +3,15 @@
 // 1. Greedy passes: several block orders (size, area, lifespan length,
 //    conflicts, begin time, busiest instant, plus a few seeded random ones),
 //    each placing blocks first-fit and best-fit among the live placed blocks.
-//    O(n log n + overlaps among short blocks) per pass (block_greedy.h).
+//    O(n log n + overlaps among short blocks) per pass (greedy.h).
 // 2. Up to 2,000 blocks: capacity probes with a MiniMalloc-style search
-//    (block_search.h, block_probe.h) asking "does it fit in C?", as an
+//    (search.h, probe.h) asking "does it fit in C?", as an
 //    anytime schedule: passes of bisection between what is proven not to fit
 //    and the best height so far, each pass with twice the steps per probe,
 //    interleaved with a resumable probe at the lower bound (or the given
 //    capacity) that keeps level with the bisection. No decision reads the
 //    budget's size, so more steps never give a larger arena.
-//    Past 2,000 blocks: the windowed search (block_windows.h).
+//    Past 2,000 blocks: the windowed search (windows.h).
 // The best placement found is returned; it never exceeds the greedy result.
 //
 // Determinism: effort is counted in steps (StepBudget), so a problem, options
@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "rewriter/blocks.h"
+#include "rewriter/blockplan/problem.h"
 #include "rewriter/result.h"
 
 namespace pteshare {
