@@ -117,6 +117,7 @@ PlanOutcome PlanAndVerify(const std::string& file, const ProgramView& view,
     }
     PrintFileError(file, Error{"no plan fits --arena-limit: " + misses});
     outcome.exit_status = kExitFindings;
+    outcome.missed_limit = std::move(input).value();
     return outcome;
   }
   if (!input->plan.nothing_to_share.empty()) {

@@ -36,6 +36,9 @@ struct PlanOutcome {
   int exit_status = 0;  // kExitOk, kExitFindings (violations), kExitBadInput
   std::optional<PlanInput> input;
   std::vector<PlanViolation> violations;
+  /// The plan that missed an --arena-limit (exit 1, `input` empty): its
+  /// shared buffers and limit_misses, for `plot` to draw the input with.
+  std::optional<PlanInput> missed_limit;
 };
 
 /// Plans `program` and verifies the plan; prints input errors, arena-limit
