@@ -330,12 +330,12 @@ class PanelDrawer {
     const std::string text = "zoomed below: these " + ShortBytes(window.size());
     const double y = frame_.Y(window.high);
     const double y_low = frame_.Y(window.low);
-    labels_.Write(text, kZoomStroke, "zoom-label",
-                  {{frame_.left + kPlotWidth / 2, y - 3, false},
-                   {frame_.left + kPlotWidth / 2, y_low + 11, false},
-                   {frame_.left + kPlotWidth / 2, y - 14, false},
-                   {frame_.left + 4, y - 3, false}},
-                  kLevelFont);
+    // Centred above the window, else below it, a line further off each.
+    const double x = frame_.left + (kPlotWidth - TextWidth(text, kLevelFont)) / 2;
+    labels_.Write(
+        text, kZoomStroke, "zoom-label",
+        {{x, y - 3, false}, {x, y_low + 11, false}, {x, y - 14, false}, {x, y_low + 22, false}},
+        kLevelFont);
   }
 
   void DrawLevelLines() {
