@@ -172,10 +172,12 @@ void AddPlot(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<PlotArgs>();
   CLI::App* cmd = app.add_subcommand(
       "plot",
-      "Draw the memory layout of every arena of every method as an SVG picture: instruction "
+      "Draw the memory layout of every arena of every method as a picture: instruction "
       "index across, arena offset up, one rectangle per planned tensor (colour: alias group), "
       "shared buffers and the front region highlighted, the lower bound as a dashed line. With "
-      "--share or --share-auto, the verified plan is drawn next to the input (before | after). "
+      "--share or --share-auto, the verified plan is drawn next to the input (before | after), "
+      "the tensors it moves outlined; a plan that misses --arena-limit draws the input with the "
+      "limit marked (and exits 1). "
       "Tensors smaller than a pixel are drawn as a density shade; where buffers fill most of an "
       "arena, a zoomed panel shows the rest. The output's extension picks the format: .svg, or "
       ".html for one page with hover tooltips.\n"
