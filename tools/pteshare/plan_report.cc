@@ -189,6 +189,12 @@ PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
     outcome.exit_status = ExitStatusFor(verified.error().kind);
     return outcome;
   }
+  if (!verified->fits()) {
+    PrintFileError(file, LimitMisses(verified->planned.plan));
+    outcome.exit_status = kExitFindings;
+    outcome.missed_limit = std::move(verified->planned);
+    return outcome;
+  }
   const Plan& plan = verified->planned.plan;
   if (!plan.nothing_to_share.empty()) PrintFileError(file, NothingToShare(plan, *options));
   if (!verified->verified()) {

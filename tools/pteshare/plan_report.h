@@ -42,6 +42,9 @@ struct PlanningOptions {
 struct PlanOutcome {
   int exit_status = 0;  // kExitOk, kExitFindings (violations, a limit), kExitBadInput
   std::optional<VerifiedPlan> plan;
+  /// The plan that missed an --arena-limit (exit 1, `plan` empty): its
+  /// shared buffers and limit_misses, for `plot` to draw the input with.
+  std::optional<PlanInput> missed_limit;
 };
 
 /// PlanAndVerify (rewrite.h) with the command's flags; prints input
