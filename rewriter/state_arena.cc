@@ -70,7 +70,11 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
   }
   uint32_t next_id = static_cast<uint32_t>(most_arenas) + 1;
   std::vector<FrontRegion> regions;
-  for (const auto& [device, buffers] : by_device) {
+  for (const auto& entry : by_device) {
+    // (Named, not bound: a lambda below uses `buffers`, which clang 14
+    // cannot capture from a structured binding.)
+    const auto& device = entry.first;
+    const auto& buffers = entry.second;
     FrontRegion region;
     region.state_arena = true;
     region.device = static_cast<fb::DeviceType>(device.first);
