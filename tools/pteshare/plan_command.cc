@@ -27,7 +27,7 @@ int RunPlan(const PlanArgs& args) {
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   PlanOutcome outcome = PlanForCommand(args.file, opened->view, args.share, args.planning);
-  if (!outcome.plan) return outcome.exit_status;
+  if (!outcome.plan || !outcome.plan->fits()) return outcome.exit_status;
   if (args.json) {
     JsonWriter json;
     BeginJsonDocument(json);

@@ -192,7 +192,7 @@ PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
   if (!verified->fits()) {
     PrintFileError(file, LimitMisses(verified->planned.plan));
     outcome.exit_status = kExitFindings;
-    outcome.missed_limit = std::move(verified->planned);
+    outcome.plan = std::move(verified).value();
     return outcome;
   }
   const Plan& plan = verified->planned.plan;

@@ -41,10 +41,9 @@ struct PlanningOptions {
 /// A plan with its verification (rewrite.h), or why there is none.
 struct PlanOutcome {
   int exit_status = 0;  // kExitOk, kExitFindings (violations, a limit), kExitBadInput
+  /// Also set for a plan that misses an --arena-limit (fits() false, exit
+  /// 1): `plot` draws the input with its shared buffers and the limit.
   std::optional<VerifiedPlan> plan;
-  /// The plan that missed an --arena-limit (exit 1, `plan` empty): its
-  /// shared buffers and limit_misses, for `plot` to draw the input with.
-  std::optional<PlanInput> missed_limit;
 };
 
 /// PlanAndVerify (rewrite.h) with the command's flags; prints input

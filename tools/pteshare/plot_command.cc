@@ -123,26 +123,24 @@ int RunPlot(const PlotArgs& args) {
   PlanOutcome outcome;
   if (!args.share.empty()) {
     outcome = PlanForCommand(args.file, view, args.share, args.planning);
-    if (!outcome.plan && !outcome.missed_limit) return outcome.exit_status;
+    if (!outcome.plan) return outcome.exit_status;
   }
   // A plan that failed its verifier is still drawn: the picture is how one
   // sees what went wrong. One that missed an --arena-limit has no "after"
   // to draw; the input is drawn with the limit. The exit status still says
   // it failed.
-  const PlanInput* plan = outcome.plan           ? &outcome.plan->planned
-                          : outcome.missed_limit ? &*outcome.missed_limit
-                                                 : nullptr;
+  const bool has_after = outcome.plan && outcome.plan->fits();
   LayoutPicture picture = BuildLayoutPicture(
-      args.file, view, plan, outcome.plan ? PlanPanels::kBeforeAndAfter : PlanPanels::kBeforeOnly,
-      args.method);
+      args.file, view, outcome.plan ? &outcome.plan->planned : nullptr,
+      has_after ? PlanPanels::kBeforeAndAfter : PlanPanels::kBeforeOnly, args.method);
   picture.plan_verified = !outcome.plan || outcome.plan->verified();
-  if (outcome.missed_limit) picture.limit_misses = outcome.missed_limit->plan.limit_misses;
+  if (outcome.plan && !has_after) picture.limit_misses = outcome.plan->planned.plan.limit_misses;
   if (Result<PlanOptions> options = args.planning.ToPlanOptions(); options.ok()) {
     MarkArenaLimits(options->arena_limits, &picture);
   }
   // The memory the pictured layouts cost, as `plan` reports it.
-  const MemoryCost cost = outcome.plan ? ComputeMemoryCost(outcome.plan->planned.plan)
-                                       : ComputeMemoryCost(ArenaSizes(view));
+  const MemoryCost cost = has_after ? ComputeMemoryCost(outcome.plan->planned.plan)
+                                    : ComputeMemoryCost(ArenaSizes(view));
   picture.memory_lines = MemoryLines(view, cost);
 
   SvgLayoutStats stats;
