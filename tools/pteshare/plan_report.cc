@@ -112,7 +112,9 @@ void PlanningOptions::AddTo(CLI::App* command) {
   command
       ->add_option("--alignment", alignment,
                    "Alignment of the shared slots, a power of two (default: detected from the "
-                   "input, the largest power of two >= 16 dividing every planned offset)")
+                   "input, the largest power of two >= 16 dividing every planned offset). A value "
+                   "below the input's is refused where it would move a tensor to a less aligned "
+                   "offset (exit 2)")
       ->check(UnsignedInteger());
   command
       ->add_option("--arena-limit", arena_limits,
