@@ -71,15 +71,17 @@ ShareRequest ShareFrom(const std::string& file, const py::object& share, bool sh
 }
 
 PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
-                            uint64_t alignment, const py::object& arena_limits) {
+                            const std::string& layout, uint64_t alignment,
+                            const py::object& arena_limits) {
   PlanOptions options;
-  bool known = false;
-  for (Strategy s : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
-    if (StrategyName(s) != strategy) continue;
-    options.strategy = s;
-    known = true;
+  const std::optional<Strategy> parsed_strategy = ParseStrategy(strategy);
+  if (!parsed_strategy) {
+    Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
   }
-  if (!known) Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
+  options.strategy = *parsed_strategy;
+  const std::optional<Layout> parsed_layout = ParseLayout(layout);
+  if (!parsed_layout) Raise(file, Error{"layout '" + layout + "': expected front or arena"});
+  options.layout = *parsed_layout;
   options.alignment = alignment;
   if (!arena_limits.is_none()) {
     for (const auto& [key, value] : Cast<py::dict>(arena_limits, "arena_limits: a dict")) {

@@ -19,10 +19,11 @@ namespace pteshare::python {
 ShareRequest ShareFrom(const std::string& file, const pybind11::object& share, bool share_auto,
                        const pybind11::object& names);
 
-/// strategy: "relocate", "replan" or "best" (--strategy); alignment: 0 to
-/// detect (--alignment); arena_limits: None or {memory_id: bytes}
-/// (--arena-limit).
+/// strategy: "relocate", "replan" or "best" (--strategy); layout: "front"
+/// or "arena" (--layout); alignment: 0 to detect (--alignment);
+/// arena_limits: None or {memory_id: bytes} (--arena-limit).
 PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
-                            uint64_t alignment, const pybind11::object& arena_limits);
+                            const std::string& layout, uint64_t alignment,
+                            const pybind11::object& arena_limits);
 
 }  // namespace pteshare::python

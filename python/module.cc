@@ -37,13 +37,15 @@ py::object Inspect(const py::object& source_object) {
 }
 
 py::object Plan(const py::object& source_object, const py::object& share, bool share_auto,
-                const py::object& names, const std::string& strategy, uint64_t alignment,
-                const py::object& arena_limits) {
+                const py::object& names, const std::string& strategy, const std::string& layout,
+                uint64_t alignment, const py::object& arena_limits) {
   const Source source(source_object);
   const std::string& file = source.path();
   const ShareRequest request = ShareFrom(file, share, share_auto, names);
-  PlanOptions options = PlanOptionsFrom(file, strategy, alignment, arena_limits);
-  options.compare_strategies = true;  // as `pteshare plan`: both strategies' sizes
+  PlanOptions options = PlanOptionsFrom(file, strategy, layout, alignment, arena_limits);
+  // As `pteshare plan`: both strategies' sizes, and what each layout costs.
+  options.compare_strategies = true;
+  options.compare_layouts = true;
   const OpenedProgram opened = source.Open();
   std::optional<Result<VerifiedPlan>> verified;
   {
@@ -51,6 +53,7 @@ py::object Plan(const py::object& source_object, const py::object& share, bool s
     verified.emplace(PlanAndVerify(opened.view, request, options));
   }
   if (!verified->ok()) Raise(file, verified->error());
+  if (!verified->value().fits()) Raise(file, LimitMisses(verified->value().planned.plan));
   // A plan with violations is reported, as by the CLI ("verified": false).
   return Loads(cli::PlanJson(file, opened.file, opened.view, verified->value()));
 }
@@ -119,11 +122,12 @@ py::object RewriteOnDisk(const Source& source, const py::object& output, bool in
 
 py::object Rewrite(const py::object& source_object, const py::object& output, bool in_place,
                    const py::object& share, bool share_auto, const py::object& names,
-                   const std::string& strategy, uint64_t alignment, const py::object& arena_limits,
-                   bool write_names) {
+                   const std::string& strategy, const std::string& layout, uint64_t alignment,
+                   const py::object& arena_limits, bool write_names) {
   const Source source(source_object);
   const ShareRequest request = ShareFrom(source.path(), share, share_auto, names);
-  const PlanOptions options = PlanOptionsFrom(source.path(), strategy, alignment, arena_limits);
+  const PlanOptions options =
+      PlanOptionsFrom(source.path(), strategy, layout, alignment, arena_limits);
   if (source.is_bytes()) {
     if (!output.is_none() || in_place) {
       Raise("", Error{"rewrite: bytes in give bytes back; output= and in_place= are for a path"});
@@ -153,21 +157,24 @@ PYBIND11_MODULE(pteshare, module) {
   module.def("inspect", &Inspect, "source"_a,
              "inspect(source) -> dict: the program's layout, methods, arenas and mutable "
              "buffers (`pteshare inspect --json`). source: a path or the program's bytes.");
-  module.def("plan", &Plan, "source"_a, py::kw_only(), "share"_a = none, "share_auto"_a = false,
-             "names"_a = none, "strategy"_a = "best", "alignment"_a = 0, "arena_limits"_a = none,
-             "plan(source, *, share=None, share_auto=False, names=None, strategy='best', "
-             "alignment=0, arena_limits=None) -> dict: the verified plan (`pteshare plan "
-             "--json`). Writes nothing.");
+  module.def(
+      "plan", &Plan, "source"_a, py::kw_only(), "share"_a = none, "share_auto"_a = false,
+      "names"_a = none, "strategy"_a = "best", "layout"_a = "front", "alignment"_a = 0,
+      "arena_limits"_a = none,
+      "plan(source, *, share=None, share_auto=False, names=None, strategy='best', "
+      "layout='front', alignment=0, arena_limits=None) -> dict: the verified plan (`pteshare plan "
+      "--json`). Writes nothing.");
   module.def("verify", &Verify, "source"_a, py::kw_only(), "share"_a = none, "share_auto"_a = false,
              "names"_a = none,
              "verify(source, *, share=None, share_auto=False, names=None) -> dict: runtime_check's "
              "findings on the placements (`pteshare verify --json`); 'ok' is False on findings.");
   module.def("rewrite", &Rewrite, "source"_a, py::kw_only(), "output"_a = none,
              "in_place"_a = false, "share"_a = none, "share_auto"_a = false, "names"_a = none,
-             "strategy"_a = "best", "alignment"_a = 0, "arena_limits"_a = none,
-             "write_names"_a = false,
+             "strategy"_a = "best", "layout"_a = "front", "alignment"_a = 0,
+             "arena_limits"_a = none, "write_names"_a = false,
              "rewrite(source, *, output=None, in_place=False, share=None, share_auto=False, "
-             "names=None, strategy='best', alignment=0, arena_limits=None, write_names=False): "
+             "names=None, strategy='best', layout='front', alignment=0, arena_limits=None, "
+             "write_names=False): "
              "for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
              "writes; for a path, writes output= (or the file itself with in_place=True) and "
              "returns the dict (`pteshare rewrite --json`).");

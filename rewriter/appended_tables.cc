@@ -3,7 +3,7 @@
 #include <cstring>
 #include <set>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

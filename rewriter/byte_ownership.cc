@@ -6,7 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 
 namespace pteshare {
 
@@ -85,7 +85,13 @@ class OwnershipWalker {
     const TypeTable* ref = code.sequence_ref >= 0 ? type->type_refs[code.sequence_ref]() : nullptr;
     const char* name = type->names != nullptr ? type->names[i] : "a field";
     if (code.is_repeating) {
-      Add(at, 4, false, name);
+      // The arena vectors' references: a plan that adds arenas repoints them
+      // to longer vectors (arena_vectors.h).
+      Add(at, 4,
+          type == fb::ExecutionPlanTypeTable() &&
+              (i == FieldIndex(fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES) ||
+               i == FieldIndex(fb::ExecutionPlan::VT_NON_CONST_BUFFER_DEVICE)),
+          name);
       Vector(at + LoadU32(at), base, ref, name,
              type == fb::ExecutionPlanTypeTable() &&
                  i == FieldIndex(fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES));

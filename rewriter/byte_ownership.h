@@ -15,7 +15,9 @@
 //
 // Allocation info is what a rewrite may change: the three fields of an
 // AllocationDetails table, a Tensor's allocation_info reference, the
-// elements of ExecutionPlan.non_const_buffer_sizes, and the extended
+// elements of ExecutionPlan.non_const_buffer_sizes, the references of
+// ExecutionPlan.non_const_buffer_sizes and non_const_buffer_device (a plan
+// that adds arenas repoints them to appended vectors), and the extended
 // header's program_size and segment_base_offset. A byte is "allocation
 // only" when exactly one recorded part covers it and that part is
 // allocation info. Work and memory are linear in the number of distinct

@@ -26,18 +26,23 @@ bool UsesArena(const MethodView& method, uint32_t memory_id) {
   });
 }
 
+void AppendSlot(const SharedBuffer& buffer, uint64_t alignment, FrontRegion* region) {
+  FrontSlot slot;
+  slot.name = buffer.name;
+  slot.source_memory_id = buffer.memory_id;
+  slot.offset = region->size;  // region->size stays a multiple of the alignment
+  slot.nbytes = buffer.nbytes;
+  slot.slot_bytes = AlignUp(buffer.nbytes, alignment);
+  region->size += slot.slot_bytes;
+  region->slots.push_back(std::move(slot));
+}
+
 std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment) {
   std::map<uint32_t, FrontRegion> by_arena;
   for (const SharedBuffer& buffer : shared.buffers) {  // sorted by name
     FrontRegion& front = by_arena[buffer.memory_id];
     front.memory_id = buffer.memory_id;
-    FrontSlot slot;
-    slot.name = buffer.name;
-    slot.offset = front.size;  // front.size stays a multiple of the alignment
-    slot.nbytes = buffer.nbytes;
-    slot.slot_bytes = AlignUp(buffer.nbytes, alignment);
-    front.size += slot.slot_bytes;
-    front.slots.push_back(std::move(slot));
+    AppendSlot(buffer, alignment, &front);
   }
   std::vector<FrontRegion> fronts;
   for (auto& [id, front] : by_arena) fronts.push_back(std::move(front));

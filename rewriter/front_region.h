@@ -34,6 +34,10 @@ inline uint64_t AlignUp(uint64_t value, uint64_t alignment) {
 /// tensor in it; only then must it keep that arena's front region free.
 bool UsesArena(const MethodView& method, uint32_t memory_id);
 
+/// Adds `buffer`'s slot after the region's last one: aligned, nbytes
+/// rounded up to the alignment (the region's size grows by that).
+void AppendSlot(const SharedBuffer& buffer, uint64_t alignment, FrontRegion* region);
+
 /// One FrontRegion per arena that holds a shared buffer, in memory_id
 /// order; slots in sorted-name order (the order of `shared`).
 std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment);

@@ -12,7 +12,7 @@
 #include "rewriter/output_target.h"
 #include "rewriter/pending_file.h"
 #include "rewriter/pte_layout.h"
-#include "rewriter/wire.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace fs = std::filesystem;

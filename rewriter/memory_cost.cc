@@ -7,11 +7,14 @@ namespace {
 
 void Add(const std::vector<uint64_t>& before, const std::vector<uint64_t>& after,
          MemoryCost* cost) {
-  if (cost->arenas.size() < before.size()) cost->arenas.resize(before.size());
-  for (size_t i = 0; i < before.size(); ++i) {
+  // A plan may add arenas (Layout::kArena): they cost nothing before.
+  const size_t count = std::max(before.size(), after.size());
+  if (cost->arenas.size() < count) cost->arenas.resize(count);
+  for (size_t i = 0; i < count; ++i) {
     ArenaCost& a = cost->arenas[i];
     a.memory_id = static_cast<uint32_t>(i + 1);
-    const uint64_t b = before[i], n = i < after.size() ? after[i] : before[i];
+    const uint64_t b = i < before.size() ? before[i] : 0;
+    const uint64_t n = i < after.size() ? after[i] : b;
     a.one_set_before = std::max(a.one_set_before, b);
     a.one_set_after = std::max(a.one_set_after, n);
     a.separate_before += b;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

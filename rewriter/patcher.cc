@@ -5,12 +5,15 @@
 #include <optional>
 #include <string>
 
+#include "program_fields.h"
 #include "rewriter/appended_tables.h"
+#include "rewriter/arena_vectors.h"
 #include "rewriter/byte_ownership.h"
 #include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/table_reuse.h"
-#include "rewriter/wire.h"
+#include "verify_bounded.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {
@@ -18,8 +21,9 @@ namespace {
 using flatbuffers::voffset_t;
 
 // Header fields, as file offsets (pte_layout.h: magic, length, then these).
-constexpr uint64_t kProgramSizeAt = PteConstants::kHeaderOffset + 8;
-constexpr uint64_t kSegmentBaseOffsetAt = PteConstants::kHeaderOffset + 16;
+constexpr uint64_t kProgramSizeAt = PteConstants::kHeaderOffset + PteConstants::kProgramSizeAt;
+constexpr uint64_t kSegmentBaseOffsetAt =
+    PteConstants::kHeaderOffset + PteConstants::kSegmentBaseOffsetAt;
 constexpr uint64_t kMaxSegmentAlignment = 4096;
 
 // One Tensor's reference to its AllocationDetails table.
@@ -58,7 +62,7 @@ std::vector<uint8_t> U64Bytes(uint64_t v) {
 
 AllocationValue CurrentValue(const fb::AllocationDetails& table) {
   return {table.memory_id(),
-          uint64_t{table.memory_offset_high()} << 32 | table.memory_offset_low()};
+          fields::AllocationOffset(table.memory_offset_low(), table.memory_offset_high())};
 }
 
 // Every Tensor with allocation_info, grouped by table. A tensor the plan
@@ -195,6 +199,7 @@ Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view
                           PatchSet& patch) {
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
+    if (GrowsArenas(view, method_plan)) continue;  // a new vector (arena_vectors.h)
     const auto* sizes = method.plan->non_const_buffer_sizes();
     const size_t stored = sizes ? sizes->size() : 0;
     if (method_plan.arena_sizes_after.size() + 1 != std::max<size_t>(stored, 1)) {
@@ -252,12 +257,10 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
     const size_t n = std::min<uint64_t>(w.bytes.size(), flat.size() - w.offset);
     std::copy_n(w.bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(w.offset));
   }
-  const auto max_tables = static_cast<flatbuffers::uoffset_t>(flat.size() / 4 + 64);
-  flatbuffers::Verifier verifier(flat.data(), flat.size(), /*max_depth=*/64, max_tables);
   const Error refused{
       "this file's FlatBuffers objects overlap, so the patch would also change "
       "other data (a non-canonical or damaged file); refusing before writing"};
-  if (!fb::VerifyProgramBuffer(verifier)) return refused;
+  if (!verify_bounded::Verify(flat.data(), flat.size(), fb::VerifyProgramBuffer)) return refused;
   Result<ProgramView> after = ReadProgramView(*fb::GetProgram(flat.data()), view.layout);
   if (!after.ok() || after->methods.size() != view.methods.size()) return refused;
   std::set<std::pair<uint32_t, uint32_t>> named;  // (method, value) given a name
@@ -333,6 +336,14 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
     for (const ByteOverwrite& w : copies->overwrites) name_references.insert(w.offset);
     patch.names_written = names.size();
   }
+
+  Result<GrownArenaVectors> grown =
+      BuildGrownArenaVectors(file, view, plan, patch.old_program_size + patch.appended.size());
+  if (!grown.ok()) return grown.error();
+  patch.appended.insert(patch.appended.end(), grown->bytes.begin(), grown->bytes.end());
+  patch.overwrites.insert(patch.overwrites.end(), grown->overwrites.begin(),
+                          grown->overwrites.end());
+  patch.arena_vectors_appended = grown->vectors_appended;
 
   Status sizes = AddArenaSizeWrites(file, view, plan, patch);
   if (!sizes.ok()) return sizes.error();

@@ -9,7 +9,8 @@
 //    values no existing table can say get tables appended after the old
 //    end of the flatbuffer (appended_tables.h), as small as the format
 //    allows. non_const_buffer_sizes entries are overwritten in place
-//    (vectors store every element).
+//    (vectors store every element); a method that gets new arenas
+//    (Layout::kArena) gets new vectors instead (arena_vectors.h).
 //  - program_size grows over the appended bytes. If they run into the
 //    segments, the segment data moves up by a whole multiple of
 //    kSegmentShiftUnit (4096: every segment alignment up to 4096 is kept,
@@ -67,6 +68,9 @@ struct PatchSet {
   size_t tables_taken_over = 0;  // existing tables given a new tensor's value
   size_t tensors_repointed = 0;
   size_t arena_sizes_changed = 0;
+  /// non_const_buffer_sizes / _device vectors appended for new arenas
+  /// (arena_vectors.h).
+  size_t arena_vectors_appended = 0;
   size_t names_written = 0;
 
   bool empty() const { return overwrites.empty() && appended.empty(); }

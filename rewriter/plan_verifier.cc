@@ -11,6 +11,10 @@
 #include "rewriter/live_overlaps.h"
 
 namespace pteshare {
+
+std::string InvariantName(Invariant invariant) {
+  return "I" + std::to_string(static_cast<int>(invariant));
+}
 namespace {
 
 std::string Range(uint64_t offset, uint64_t nbytes) {
@@ -38,26 +42,33 @@ class Checker {
  public:
   Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
       : view_(view), shared_(shared), plan_(plan) {
-    // Each buffer's slot, found once by name (slots are per arena).
-    std::map<std::pair<uint32_t, std::string>, const FrontSlot*> slots;
+    // Each buffer's slot and the arena holding it, found once by the name
+    // and the arena the buffer comes from.
+    std::map<std::pair<uint32_t, std::string>, std::pair<const FrontSlot*, const FrontRegion*>>
+        slots;
     for (const FrontRegion& f : plan_.fronts) {
-      for (const FrontSlot& s : f.slots) slots[{f.memory_id, s.name}] = &s;
+      for (const FrontSlot& s : f.slots) slots[{s.source_memory_id, s.name}] = {&s, &f};
     }
     for (const SharedBuffer& b : shared_.buffers) {
       auto it = slots.find({b.memory_id, b.name});
-      slot_of_buffer_.push_back(it != slots.end() ? it->second : nullptr);
+      slot_of_buffer_.push_back(it != slots.end() ? it->second.first : nullptr);
+      region_of_buffer_.push_back(it != slots.end() ? it->second.second : nullptr);
     }
+    for (const MethodView& m : view_.methods)
+      most_arenas_ = std::max(most_arenas_, m.arenas.size());
   }
 
   std::vector<PlanViolation> Run() {
     if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
     CheckFronts();
+    CheckStateArenas();
     for (const MethodPlan& m : plan_.methods) {
       LearnMethod(m);
       CheckSharedPlacements(m);
+      CheckAliasesFollow(m);
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
-      if (plan_.strategy == "relocate") CheckOverlapsPreserved(m);
+      if (plan_.strategy == Strategy::kRelocate) CheckOverlapsPreserved(m);
       CheckLiveOverlaps(m);
       CheckGrowth(m);
     }
@@ -65,15 +76,133 @@ class Checker {
   }
 
  private:
-  void Fail(const char* invariant, std::string message) {
+  void Fail(Invariant invariant, std::string message) {
     violations_.push_back({invariant, std::move(message)});
+  }
+
+  // The arena count a method must have after the plan: its own, or with
+  // Layout::kArena up to the highest state arena.
+  size_t ArenasAfter(const MethodView& in) const {
+    size_t count = in.arenas.size();
+    for (const FrontRegion& f : plan_.fronts) {
+      if (f.state_arena) count = std::max<size_t>(count, f.memory_id);
+    }
+    return count;
+  }
+
+  // `to` is a state arena that takes a shared buffer from arena `from`.
+  bool IsStateArenaOf(uint32_t to, uint32_t from) const {
+    const FrontRegion* f = plan_.front(to);
+    return f != nullptr && f->state_arena &&
+           std::any_of(f->slots.begin(), f->slots.end(),
+                       [&](const FrontSlot& s) { return s.source_memory_id == from; });
+  }
+
+  // Some shared buffer leaves arena `memory_id` for a state arena.
+  bool IsLeftBy(uint32_t memory_id) const {
+    for (const FrontRegion& f : plan_.fronts) {
+      if (f.memory_id == memory_id) continue;
+      for (const FrontSlot& s : f.slots) {
+        if (s.source_memory_id == memory_id) return true;
+      }
+    }
+    return false;
+  }
+
+  // I5 for the layout: front regions only with Layout::kFront, each in the
+  // arena its buffers come from; with Layout::kArena one state arena per
+  // device, each new one numbered from one past the most arenas any method
+  // had, or an arena that already holds nothing but its buffers; its device
+  // the device of every arena its buffers leave, in every method.
+  void CheckStateArenas() {
+    uint32_t next_new = static_cast<uint32_t>(most_arenas_) + 1;
+    std::set<std::pair<int, int>> devices;
+    for (const FrontRegion& f : plan_.fronts) {
+      const std::string arena = "arena " + std::to_string(f.memory_id);
+      if (f.state_arena != (plan_.layout == Layout::kArena)) {
+        Fail(Invariant::kSameShape, arena + ": a " +
+                                        (f.state_arena ? "state arena" : "front region") +
+                                        " in a plan of layout " + LayoutName(plan_.layout));
+        continue;
+      }
+      if (!f.state_arena) {
+        for (const FrontSlot& s : f.slots) {
+          if (s.source_memory_id != f.memory_id) {
+            Fail(Invariant::kSharedPlacement, arena + ": slot of '" + s.name +
+                                                  "' takes a buffer of arena " +
+                                                  std::to_string(s.source_memory_id));
+          }
+        }
+        continue;
+      }
+      if (!devices.insert({static_cast<int>(f.device), f.device_index}).second) {
+        Fail(Invariant::kSameShape, arena + ": a second state arena on the same device");
+      }
+      if (f.memory_id > most_arenas_) {
+        if (f.memory_id != next_new) {
+          Fail(Invariant::kSameShape,
+               arena + ": a new state arena must be arena " + std::to_string(next_new));
+        }
+        next_new = f.memory_id + 1;
+      } else {
+        for (const FrontSlot& s : f.slots) {
+          if (s.source_memory_id != f.memory_id) {
+            Fail(Invariant::kSameShape,
+                 arena + ": an arena of the input taken as state arena for '" + s.name +
+                     "' of arena " + std::to_string(s.source_memory_id));
+          }
+        }
+      }
+      for (const MethodView& in : view_.methods) {
+        for (const FrontSlot& s : f.slots) {
+          const Arena* source = in.arena(s.source_memory_id);
+          if (source != nullptr &&
+              (source->device != f.device || source->device_index != f.device_index)) {
+            Fail(Invariant::kSameShape, "method " + in.name + ": '" + s.name + "' leaves arena " +
+                                            std::to_string(s.source_memory_id) + " for " + arena +
+                                            " on another device");
+          }
+        }
+      }
+    }
+  }
+
+  // I1 for aliases with Layout::kArena: every tensor that lay inside a
+  // shared buffer (ChooseSharedBuffers let only its aliases be there) goes
+  // with it to the state arena, at the same offset relative to the buffer.
+  void CheckAliasesFollow(const MethodPlan& m) {
+    const MethodView& in = view_.methods[m.method_index];
+    for (size_t i = 0; i < shared_.buffers.size(); ++i) {
+      const SharedBuffer& b = shared_.buffers[i];
+      const FrontRegion* region = region_of_buffer_[i];
+      const auto& value = b.value_in_method[m.method_index];
+      if (region == nullptr || !region->state_arena || !value) continue;
+      const Placement& buffer = in.tensor(*value)->placement;
+      for (const TensorMove& move : m.moves) {
+        const Placement& p = move.before;
+        if (p.memory_id != buffer.memory_id || p.nbytes == 0 || p.offset < buffer.offset ||
+            p.end() > buffer.end()) {
+          continue;
+        }
+        const Placement want{region->memory_id,
+                             slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
+        if (move.after != want) {
+          Fail(Invariant::kSharedPlacement,
+               Value(m, move.value_index) + " lies inside '" + b.name + "' but goes to arena " +
+                   std::to_string(move.after.memory_id) + " " +
+                   Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
+                   std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
+        }
+      }
+    }
   }
 
   // I5: the plan covers exactly the program's planned tensors.
   bool CheckShape() {
     if (plan_.methods.size() != view_.methods.size()) {
-      Fail("I5", "plan has " + std::to_string(plan_.methods.size()) + " methods, program has " +
-                     std::to_string(view_.methods.size()));
+      Fail(Invariant::kSameShape, "plan has " + std::to_string(plan_.methods.size()) +
+                                      " methods, program has " +
+                                      std::to_string(view_.methods.size()));
       return false;
     }
     bool ok = true;
@@ -81,10 +210,11 @@ class Checker {
       const MethodView& in = view_.methods[i];
       const MethodPlan& m = plan_.methods[i];
       if (m.arena_sizes_before.size() != in.arenas.size() ||
-          m.arena_sizes_after.size() != in.arenas.size()) {
-        Fail("I5", "method " + in.name + ": arena count changes from " +
-                       std::to_string(in.arenas.size()) + " to " +
-                       std::to_string(m.arena_sizes_after.size()));
+          m.arena_sizes_after.size() != ArenasAfter(in)) {
+        Fail(Invariant::kSameShape, "method " + in.name + ": arena count changes from " +
+                                        std::to_string(in.arenas.size()) + " to " +
+                                        std::to_string(m.arena_sizes_after.size()) + " (expected " +
+                                        std::to_string(ArenasAfter(in)) + ")");
         ok = false;
         continue;
       }
@@ -93,29 +223,36 @@ class Checker {
         if (!t.planned) continue;
         if (k >= m.moves.size() || m.moves[k].value_index != t.value_index ||
             m.moves[k].before != t.placement) {
-          Fail("I5", "method " + in.name + ": the plan does not list value " +
-                         std::to_string(t.value_index) + " with its input placement");
+          Fail(Invariant::kSameShape, "method " + in.name + ": the plan does not list value " +
+                                          std::to_string(t.value_index) +
+                                          " with its input placement");
           ok = false;
           break;
         }
         const TensorMove& move = m.moves[k++];
-        if (move.after.memory_id != move.before.memory_id ||
+        if ((move.after.memory_id != move.before.memory_id &&
+             !IsStateArenaOf(move.after.memory_id, move.before.memory_id)) ||
             move.after.nbytes != move.before.nbytes) {
-          Fail("I5", Value(m, move.value_index) + ": arena or size changes (arena " +
-                         std::to_string(move.before.memory_id) + " -> " +
-                         std::to_string(move.after.memory_id) + ", " +
-                         std::to_string(move.before.nbytes) + " -> " +
-                         std::to_string(move.after.nbytes) + " bytes)");
+          Fail(Invariant::kSameShape, Value(m, move.value_index) +
+                                          ": arena or size changes (arena " +
+                                          std::to_string(move.before.memory_id) + " -> " +
+                                          std::to_string(move.after.memory_id) + ", " +
+                                          std::to_string(move.before.nbytes) + " -> " +
+                                          std::to_string(move.after.nbytes) + " bytes)");
         }
         const FrontRegion* front = plan_.front(move.before.memory_id);
-        if (plan_.strategy == "relocate" && front == nullptr && move.after != move.before) {
-          Fail("I5", Value(m, move.value_index) + " moves in arena " +
-                         std::to_string(move.before.memory_id) + ", which has no front region");
+        if (plan_.strategy == Strategy::kRelocate && front == nullptr &&
+            !IsLeftBy(move.before.memory_id) && move.after != move.before) {
+          Fail(Invariant::kSameShape,
+               Value(m, move.value_index) + " moves in arena " +
+                   std::to_string(move.before.memory_id) +
+                   ", which has no front region and no shared buffer leaves");
         }
       }
       if (ok && k != m.moves.size()) {
-        Fail("I5", "method " + in.name + ": the plan lists " + std::to_string(m.moves.size()) +
-                       " tensors, the program plans " + std::to_string(k));
+        Fail(Invariant::kSameShape, "method " + in.name + ": the plan lists " +
+                                        std::to_string(m.moves.size()) +
+                                        " tensors, the program plans " + std::to_string(k));
         ok = false;
       }
     }
@@ -128,14 +265,16 @@ class Checker {
       uint64_t previous_end = 0;
       for (const FrontSlot& s : f.slots) {
         if (s.offset % plan_.alignment != 0) {
-          Fail("I4", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name +
-                         "' at offset " + std::to_string(s.offset) + " is not aligned to " +
-                         std::to_string(plan_.alignment));
+          Fail(Invariant::kFitsAndAligned, "arena " + std::to_string(f.memory_id) + ": slot of '" +
+                                               s.name + "' at offset " + std::to_string(s.offset) +
+                                               " is not aligned to " +
+                                               std::to_string(plan_.alignment));
         }
         if (s.offset < previous_end || s.offset + s.nbytes > f.size) {
-          Fail("I1", "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name + "' " +
-                         Range(s.offset, s.nbytes) + " overlaps another or leaves the front [0, " +
-                         std::to_string(f.size) + ")");
+          Fail(Invariant::kSharedPlacement, "arena " + std::to_string(f.memory_id) + ": slot of '" +
+                                                s.name + "' " + Range(s.offset, s.nbytes) +
+                                                " overlaps another or leaves the front [0, " +
+                                                std::to_string(f.size) + ")");
         }
         previous_end = s.offset + s.nbytes;
       }
@@ -173,16 +312,20 @@ class Checker {
       const FrontSlot* slot = slot_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())];
       const TensorMove* move = MoveOf(m, *value);
       if (slot == nullptr || move == nullptr) {
-        Fail("I1", "shared buffer '" + b.name + "' has no front slot or no placement in method " +
-                       m.name);
+        Fail(
+            Invariant::kSharedPlacement,
+            "shared buffer '" + b.name + "' has no front slot or no placement in method " + m.name);
         continue;
       }
-      Placement expected{b.memory_id, slot->offset, b.nbytes};
+      const uint32_t arena =
+          region_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())]->memory_id;
+      Placement expected{arena, slot->offset, b.nbytes};
       if (move->after != expected || move->before.memory_id != b.memory_id) {
-        Fail("I1", Value(m, *value) + " ('" + b.name + "'): placed at arena " +
-                       std::to_string(move->after.memory_id) + " " +
-                       Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
-                       std::to_string(b.memory_id) + " " + Range(slot->offset, b.nbytes));
+        Fail(Invariant::kSharedPlacement,
+             Value(m, *value) + " ('" + b.name + "'): placed at arena " +
+                 std::to_string(move->after.memory_id) + " " +
+                 Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
+                 std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
       }
     }
   }
@@ -191,6 +334,8 @@ class Checker {
   bool MethodHas(const FrontSlot& slot) const { return has_slot_.count(&slot) != 0; }
 
   bool MethodUsesArena(const MethodPlan& m, uint32_t memory_id) const {
+    const FrontRegion* f = plan_.front(memory_id);
+    if (f != nullptr && f->state_arena) return true;  // every method gets it
     if (memory_id == 0 || memory_id > m.arena_sizes_before.size()) return false;
     if (m.arena_sizes_before[memory_id - 1] > 0) return true;
     return std::any_of(m.moves.begin(), m.moves.end(), [&](const TensorMove& move) {
@@ -206,7 +351,10 @@ class Checker {
       if (!MethodUsesArena(m, f.memory_id)) continue;
       for (const TensorMove& move : m.moves) {
         const Placement& p = move.after;
-        if (p.memory_id != f.memory_id || p.nbytes == 0 || p.offset >= f.size) continue;
+        // A state arena is all front: everything in it is checked.
+        if (p.memory_id != f.memory_id || p.nbytes == 0 || (!f.state_arena && p.offset >= f.size)) {
+          continue;
+        }
         const int32_t buffer = move.value_index < aliases_.buffer_of.size()
                                    ? aliases_.buffer_of[move.value_index]
                                    : -1;
@@ -215,10 +363,11 @@ class Checker {
         if (slot != nullptr && p.offset >= slot->offset && p.end() <= slot->offset + slot->nbytes) {
           continue;
         }
-        Fail("I2", Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
-                       " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
-                       std::to_string(f.memory_id) +
-                       (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
+        Fail(Invariant::kFrontRegionFree,
+             Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
+                 " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
+                 std::to_string(f.memory_id) +
+                 (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
       }
     }
   }
@@ -230,13 +379,15 @@ class Checker {
       if (p.memory_id == 0 || p.memory_id > m.arena_sizes_after.size()) continue;  // I5 said
       uint64_t size = m.arena_sizes_after[p.memory_id - 1];
       if (p.end() > size || p.end() < p.offset) {
-        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
-                       std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
-                       " size " + std::to_string(size));
+        Fail(Invariant::kFitsAndAligned,
+             Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
+                 std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
+                 " size " + std::to_string(size));
       }
       if (move.before.offset % plan_.alignment == 0 && p.offset % plan_.alignment != 0) {
-        Fail("I4", Value(m, move.value_index) + ": offset " + std::to_string(p.offset) +
-                       " loses the alignment " + std::to_string(plan_.alignment));
+        Fail(Invariant::kFitsAndAligned, Value(m, move.value_index) + ": offset " +
+                                             std::to_string(p.offset) + " loses the alignment " +
+                                             std::to_string(plan_.alignment));
       }
     }
   }
@@ -293,21 +444,27 @@ class Checker {
     ForOverlappingPairs(sized, before, [&](const TensorMove& a, const TensorMove& b) {
       int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
       int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
-      if (was != now && a.after.memory_id == b.after.memory_id) {
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
-                       std::to_string(b.value_index) + " overlapped at relative offset " +
-                       std::to_string(was) + " and now sit at " + std::to_string(now));
+      if (a.after.memory_id != b.after.memory_id) {
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                 std::to_string(b.value_index) + " overlapped and now sit in arenas " +
+                 std::to_string(a.after.memory_id) + " and " + std::to_string(b.after.memory_id));
+      } else if (was != now) {
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
+                 std::to_string(b.value_index) + " overlapped at relative offset " +
+                 std::to_string(was) + " and now sit at " + std::to_string(now));
       }
     });
     ForOverlappingPairs(sized, after, [&](const TensorMove& a, const TensorMove& b) {
       bool overlapped = a.before.memory_id == b.before.memory_id &&
                         Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
       if (!overlapped && !InsideOneSlot(a.after, b.after)) {
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                       Range(a.after.offset, a.after.nbytes) + " and " +
-                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
-                       " now overlap in arena " + std::to_string(a.after.memory_id) +
-                       "; they did not in the input");
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                 Range(a.after.offset, a.after.nbytes) + " and " + std::to_string(b.value_index) +
+                 " " + Range(b.after.offset, b.after.nbytes) + " now overlap in arena " +
+                 std::to_string(a.after.memory_id) + "; they did not in the input");
       }
     });
   }
@@ -319,7 +476,8 @@ class Checker {
     const MethodView& in = view_.methods[m.method_index];
     const MethodLifetimes lifetimes = ComputeLifetimes(in, SharedValues(in, shared_));
     if (!lifetimes.too_complex.empty()) {
-      Fail("I3", "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
+      Fail(Invariant::kOverlapsKept,
+           "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
       return;
     }
     // As in CheckOverlapsPreserved: moves alike in life, before and after
@@ -355,15 +513,16 @@ class Checker {
         if (overlapped && was == now) continue;
         const LiveRange& la = lifetimes.group_live(a.value_index);
         const LiveRange& lb = lifetimes.group_live(b.value_index);
-        Fail("I3", "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                       Range(a.after.offset, a.after.nbytes) + " live [" +
-                       std::to_string(la.first) + ", " + std::to_string(la.last) + "] and " +
-                       std::to_string(b.value_index) + " " + Range(b.after.offset, b.after.nbytes) +
-                       " live [" + std::to_string(lb.first) + ", " + std::to_string(lb.last) +
-                       "] share bytes of arena " + std::to_string(memory_id) + " while both live" +
-                       (overlapped ? "; in the input they overlapped at relative offset " +
-                                         std::to_string(was) + ", now " + std::to_string(now)
-                                   : "; in the input they did not overlap"));
+        Fail(Invariant::kOverlapsKept,
+             "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
+                 Range(a.after.offset, a.after.nbytes) + " live [" + std::to_string(la.first) +
+                 ", " + std::to_string(la.last) + "] and " + std::to_string(b.value_index) + " " +
+                 Range(b.after.offset, b.after.nbytes) + " live [" + std::to_string(lb.first) +
+                 ", " + std::to_string(lb.last) + "] share bytes of arena " +
+                 std::to_string(memory_id) + " while both live" +
+                 (overlapped ? "; in the input they overlapped at relative offset " +
+                                   std::to_string(was) + ", now " + std::to_string(now)
+                             : "; in the input they did not overlap"));
       }
     }
   }
@@ -373,8 +532,18 @@ class Checker {
   void CheckGrowth(const MethodPlan& m) {
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t memory_id = static_cast<uint32_t>(i + 1);
-      uint64_t allowed = m.arena_sizes_before[i];
       const FrontRegion* f = plan_.front(memory_id);
+      if (i >= m.arena_sizes_before.size()) {
+        // A new arena: a state arena is its front, an arena before it empty.
+        const uint64_t want = f != nullptr ? f->size : 0;
+        if (m.arena_sizes_after[i] != want) {
+          Fail(Invariant::kNoGrowth,
+               "method " + m.name + ": new arena " + std::to_string(memory_id) + " takes " +
+                   std::to_string(m.arena_sizes_after[i]) + " bytes, not " + std::to_string(want));
+        }
+        continue;
+      }
+      uint64_t allowed = m.arena_sizes_before[i];
       if (f != nullptr && MethodUsesArena(m, memory_id)) {
         for (const FrontSlot& s : f->slots) {
           // A slot the method has may still add its alignment padding
@@ -383,12 +552,13 @@ class Checker {
           allowed += MethodHas(s) ? s.slot_bytes - std::min(s.slot_bytes, s.nbytes) : s.slot_bytes;
         }
       }
-      if (plan_.strategy == "relocate") {
+      if (plan_.strategy == Strategy::kRelocate) {
         if (m.arena_sizes_after[i] > allowed) {
-          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
-                         std::to_string(m.arena_sizes_before[i]) + " to " +
-                         std::to_string(m.arena_sizes_after[i]) + " bytes, more than the " +
-                         std::to_string(allowed) + " its missing slots allow");
+          Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
+                                         " grows from " + std::to_string(m.arena_sizes_before[i]) +
+                                         " to " + std::to_string(m.arena_sizes_after[i]) +
+                                         " bytes, more than the " + std::to_string(allowed) +
+                                         " its missing slots allow");
         }
         continue;
       }
@@ -396,17 +566,18 @@ class Checker {
       uint64_t relocate = allowed;
       if (i < m.arena_sizes_relocate.size()) {
         if (m.arena_sizes_relocate[i] > allowed) {
-          Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) +
-                         ": relocate's size " + std::to_string(m.arena_sizes_relocate[i]) +
-                         " is more than the " + std::to_string(allowed) +
-                         " bytes its missing slots allow");
+          Fail(Invariant::kNoGrowth,
+               "method " + m.name + ": arena " + std::to_string(memory_id) + ": relocate's size " +
+                   std::to_string(m.arena_sizes_relocate[i]) + " is more than the " +
+                   std::to_string(allowed) + " bytes its missing slots allow");
         }
         relocate = std::min(relocate, m.arena_sizes_relocate[i]);
       }
       if (m.arena_sizes_after[i] > relocate) {
-        Fail("I6", "method " + m.name + ": arena " + std::to_string(memory_id) + " takes " +
-                       std::to_string(m.arena_sizes_after[i]) + " bytes with " + plan_.strategy +
-                       ", more than relocate's " + std::to_string(relocate));
+        Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
+                                       " takes " + std::to_string(m.arena_sizes_after[i]) +
+                                       " bytes with " + StrategyName(plan_.strategy) +
+                                       ", more than relocate's " + std::to_string(relocate));
       }
     }
   }
@@ -417,6 +588,8 @@ class Checker {
   std::vector<PlanViolation> violations_;
   /// Indexed like shared_.buffers.
   std::vector<const FrontSlot*> slot_of_buffer_;
+  std::vector<const FrontRegion*> region_of_buffer_;
+  size_t most_arenas_ = 0;
   // Of the method being checked (LearnMethod).
   std::set<const FrontSlot*> has_slot_;
   SharedAliases aliases_;

@@ -32,9 +32,22 @@
 
 namespace pteshare {
 
+/// The invariants above (docs/design.md, "Invariants").
+enum class Invariant {
+  kSharedPlacement = 1,  // I1
+  kFrontRegionFree,      // I2
+  kOverlapsKept,         // I3
+  kFitsAndAligned,       // I4
+  kSameShape,            // I5
+  kNoGrowth,             // I6
+};
+
+/// "I1".."I6", as design.md and every report name them.
+std::string InvariantName(Invariant invariant);
+
 struct PlanViolation {
-  std::string invariant;  // "I1".."I6"
-  std::string message;    // method, value, numbers
+  Invariant invariant;
+  std::string message;  // method, value, numbers
 };
 
 /// Every violation found (empty: the plan is safe to write).

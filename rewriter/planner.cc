@@ -4,10 +4,13 @@
 #include <map>
 #include <optional>
 
+#include "loader_facts.h"
+
 #include "rewriter/front_region.h"
 #include "rewriter/lifetimes.h"
 #include "rewriter/relocate.h"
 #include "rewriter/replan.h"
+#include "rewriter/state_arena.h"
 
 namespace pteshare {
 namespace {
@@ -28,28 +31,63 @@ std::string FewNames(const std::vector<std::string>& names) {
   return text;
 }
 
+std::string DeviceText(fb::DeviceType device, int8_t index) {
+  return std::string(fb::EnumNameDeviceType(device)) + ":" + std::to_string(index);
+}
+
+// ExecuTorch's Module(share_memory_arenas=true) gives every method the same
+// memory for memory_id 1 and 2 only, any higher one a buffer per method, and
+// refuses to share at all when a method has an arena off the CPU. Where a
+// state arena falls outside that, say what the loader must do instead.
+std::vector<std::string> StateArenaWarnings(const std::vector<FrontRegion>& fronts) {
+  std::vector<std::string> warnings;
+  for (const FrontRegion& f : fronts) {
+    if (!f.state_arena) continue;
+    const std::string id = std::to_string(f.memory_id);
+    const std::string what = "the state arena " + id + " (" + std::to_string(f.slots.size()) +
+                             " shared buffer(s), " + std::to_string(f.size) + " bytes)";
+    const std::string instead = "the loader must allocate arena " + id +
+                                " once and hand that same span, as memory_id " + id +
+                                " of the HierarchicalAllocator, to every method it loads";
+    if (f.device != fb::DeviceType::CPU) {
+      warnings.push_back(what + " is on " + DeviceText(f.device, f.device_index) +
+                         ": ExecuTorch's Module(share_memory_arenas=true) refuses methods with "
+                         "arenas off the CPU, so " +
+                         instead);
+    } else if (f.memory_id > 2) {
+      warnings.push_back(what +
+                         ": ExecuTorch's Module(share_memory_arenas=true) shares only "
+                         "arenas 1 and 2 and gives arena " +
+                         id + " a buffer per method, so " + instead);
+    }
+  }
+  return warnings;
+}
+
 // One warning per kind and per set of methods, not one per buffer: a
-// 32-layer model has 64 caches that all say the same thing.
-std::vector<std::string> Warnings(const SharedBufferSet& shared) {
+// 32-layer model has 64 caches that all say the same thing. The arena
+// warning is about where the buffers stay (Layout::kFront).
+std::vector<std::string> Warnings(const SharedBufferSet& shared, Layout layout) {
   std::map<std::vector<std::string>, std::vector<std::string>> recopied;  // methods -> buffers
   std::map<uint32_t, std::vector<std::string>> high_arena;                // arena -> buffers
   for (const SharedBuffer& b : shared.buffers) {
-    if (b.methods_with_initial_state.size() >= 2)
+    if (loader::StateRecopiedOnLoad(b.methods_with_initial_state.size()))
       recopied[b.methods_with_initial_state].push_back(b.name);
-    if (b.memory_id > 2) high_arena[b.memory_id].push_back(b.name);
+    if (loader::ModuleLeavesArenaUnshared(b.memory_id) && layout == Layout::kFront) {
+      high_arena[b.memory_id].push_back(b.name);
+    }
   }
   std::vector<std::string> warnings;
   for (const auto& [methods, names] : recopied) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
-                       ") have an initial state in methods " + JoinNames(methods) +
-                       ": loading any of these methods copies that state over the shared memory "
-                       "again, so load them all before the first run");
+                       ") have an initial state in methods " + JoinNames(methods) + ": " +
+                       loader::kStateRecopiedOnLoad);
   }
   for (const auto& [memory_id, names] : high_arena) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
-                       ") are in arena " + std::to_string(memory_id) +
-                       ": ExecuTorch's Module(share_memory_arenas=true) shares only arenas 1 and "
-                       "2; bind this arena to the same memory in every method yourself");
+                       ") are in arena " + std::to_string(memory_id) + ": " +
+                       loader::kModuleSharesArenasOneAndTwo +
+                       "; bind this arena to the same memory in every method yourself");
   }
   return warnings;
 }
@@ -106,7 +144,7 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
                                  " keeps relocate's layout: " + arena->why_not);
       }
     }
-    m.arena_strategies.push_back(choice.replan ? "replan" : "relocate");
+    m.arena_strategies.push_back(choice.replan ? Strategy::kReplan : Strategy::kRelocate);
     if (!choice.replan) continue;
     m.arena_sizes_after[i] = arena->size;
     const uint32_t memory_id = static_cast<uint32_t>(i + 1);
@@ -134,8 +172,19 @@ std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetime
   }
   const std::vector<uint64_t> besides = PeakLiveBytesPerArena(method, lifetimes, in_front);
   for (const FrontRegion& f : fronts) {
+    for (const FrontSlot& s : f.slots) {  // an arena the buffers leave (Layout::kArena)
+      const size_t i = s.source_memory_id - 1;
+      if (s.source_memory_id != f.memory_id && i < bounds.size()) bounds[i] = besides[i];
+    }
+  }
+  for (const FrontRegion& f : fronts) {
     const size_t i = f.memory_id - 1;
     if (i < bounds.size() && UsesArena(method, f.memory_id)) bounds[i] = f.size + besides[i];
+  }
+  // A new state arena holds its front; the empty arenas before it nothing.
+  bounds.resize(ArenaCountAfter(method, fronts), 0);
+  for (const FrontRegion& f : fronts) {
+    if (f.state_arena && f.memory_id > method.arenas.size()) bounds[f.memory_id - 1] = f.size;
   }
   return bounds;
 }
@@ -164,19 +213,19 @@ Status KeepsInputAlignment(const Plan& plan, uint64_t given, uint64_t input_alig
   return Status::Ok();
 }
 
-}  // namespace
-
-std::string StrategyName(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::kRelocate:
-      return "relocate";
-    case Strategy::kReplan:
-      return "replan";
-    case Strategy::kBest:
-      return "best";
+// The arena holds a front region, or shared buffers leave it (Layout::kArena):
+// relocate moves its other tensors by whole slots.
+bool MovesAroundShared(const Plan& plan, uint32_t memory_id) {
+  for (const FrontRegion& f : plan.fronts) {
+    if (f.memory_id == memory_id) return true;
+    for (const FrontSlot& s : f.slots) {
+      if (s.source_memory_id == memory_id) return true;
+    }
   }
-  return "?";
+  return false;
 }
+
+}  // namespace
 
 Status CheckInputPlacements(const ProgramView& view) {
   for (const MethodView& method : view.methods) {
@@ -228,16 +277,34 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   PlanInput input;
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
-  plan.strategy = StrategyName(options.strategy);
+  plan.strategy = options.strategy;
   plan.alignment = options.alignment != 0 ? options.alignment : input_alignment;
-  plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
-  plan.warnings = Warnings(input.shared);
+  plan.layout = options.layout;
+  if (options.layout == Layout::kArena && input.shared.buffers.empty()) {
+    // Replanning alone is what --layout front does; saying "done" for a
+    // state arena that was never made would be a lie.
+    const std::string why = input.shared.nothing_to_share.empty()
+                                ? std::string("no shared buffer was chosen")
+                                : input.shared.nothing_to_share;
+    return Error{"--layout arena: nothing to share (" + why +
+                 "), so there is no state arena to make; --layout front replans the arenas "
+                 "without sharing"};
+  }
+  if (options.layout == Layout::kArena) {
+    Result<std::vector<FrontRegion>> arenas = LayOutStateArenas(view, input.shared, plan.alignment);
+    if (!arenas.ok()) return arenas.error();
+    plan.fronts = std::move(arenas).value();
+  } else {
+    plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
+  }
+  plan.warnings = Warnings(input.shared, options.layout);
+  for (std::string& w : StateArenaWarnings(plan.fronts)) plan.warnings.push_back(std::move(w));
   // Relocate keeps every overlap only for tensors at aligned offsets: an
   // arena that will hold a front and has a tensor off the alignment is an
   // input pteshare cannot move safely (the exporter never writes one).
   for (const MethodView& method : view.methods) {
     for (const TensorValue& t : method.tensors) {
-      if (!t.planned || t.nbytes == 0 || plan.front(t.placement.memory_id) == nullptr) continue;
+      if (!t.planned || t.nbytes == 0 || !MovesAroundShared(plan, t.placement.memory_id)) continue;
       // (DetectAlignment divides every offset unless one is below 16-byte
       // alignment, its floor.)
       if (t.placement.offset % input_alignment != 0) {

@@ -15,22 +15,6 @@
 
 namespace pteshare {
 
-/// How the other tensors make room for the front regions.
-enum class Strategy {
-  /// Shift by a translation that keeps every overlap (relocate.h); needs no
-  /// lifetimes; leaves arenas without a front alone.
-  kRelocate,
-  /// Plan every arena again from the lifetimes (replan.h). Where that would
-  /// be larger than relocate, the arena takes relocate's layout (I6).
-  kReplan,
-  /// Per method and arena the smaller of the two (relocate on ties, as it
-  /// moves less).
-  kBest,
-};
-
-/// "relocate", "replan", "best".
-std::string StrategyName(Strategy strategy);
-
 struct PlanOptions {
   /// The library default stays relocate; the command line defaults to best.
   Strategy strategy = Strategy::kRelocate;
@@ -43,6 +27,12 @@ struct PlanOptions {
   uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
   /// Run replan even for relocate, so a report can show both sizes.
   bool compare_strategies = false;
+  /// PlanAndVerify (rewrite.h) also plans the layout not chosen, so a
+  /// report can show what each costs (layout_costs.h).
+  bool compare_layouts = false;
+  /// Where the shared buffers go: the front of their arenas, or an arena
+  /// of their own per device (state_arena.h).
+  Layout layout = Layout::kFront;
 };
 
 /// PlanOptions with a strategy and an alignment, the rest as defaults.

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "rewriter/wire.h"
+#include "program_fields.h"
 #include "tensor_nbytes.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {
@@ -56,8 +57,8 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
     value.stored.offset_high = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH);
     value.planned = value.dynamism != fb::TensorShapeDynamism::DYNAMIC_UNBOUND;
     value.placement.memory_id = allocation->memory_id();
-    value.placement.offset = static_cast<uint64_t>(allocation->memory_offset_high()) << 32 |
-                             allocation->memory_offset_low();
+    value.placement.offset =
+        fields::AllocationOffset(allocation->memory_offset_low(), allocation->memory_offset_high());
     value.placement.nbytes = value.nbytes;
   }
   return value;

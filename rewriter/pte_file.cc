@@ -116,14 +116,7 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
     file.snapshot_ = std::move(snapshot).value();
     file.data_ = file.snapshot_->data();
     file.size_ = file.snapshot_->size;
-    if (IsBundle(file.bytes())) {
-      Result<BundleInfo> bundle = ReadBundle(file.bytes());
-      if (!bundle.ok()) return bundle.error();
-      file.bundle_ = *bundle;
-      // From here on the file is the program inside the bundle.
-      file.data_ += bundle->program_offset;
-      file.size_ = static_cast<size_t>(bundle->program_size);
-    }
+    if (Status inner = file.EnterBundle(); !inner.ok()) return inner.error();
   } else {
     try {
       file.mapping_ = std::make_unique<bip::file_mapping>(path.c_str(), bip::read_write);
@@ -144,13 +137,29 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
     file.region_->advise(bip::mapped_region::advice_random);
   }
 
-  Result<PteLayout> layout = ReadPteLayout(file.bytes(), &file.program_);
+  if (Status read = file.ReadLayout(); !read.ok()) return read.error();
+  return file;
+}
+
+Status PteFile::EnterBundle() {
+  if (!IsBundle(bytes())) return Status::Ok();
+  Result<BundleInfo> bundle = ReadBundle(bytes());
+  if (!bundle.ok()) return bundle.error();
+  bundle_ = *bundle;
+  // From here on the file is the program inside the bundle.
+  data_ += bundle->program_offset;
+  size_ = static_cast<size_t>(bundle->program_size);
+  return Status::Ok();
+}
+
+Status PteFile::ReadLayout() {
+  Result<PteLayout> layout = ReadPteLayout(bytes(), &program_);
   if (!layout.ok()) {
-    if (file.bundle_) return Error{"the program inside the bundle: " + layout.error().message};
+    if (bundle_) return Error{"the program inside the bundle: " + layout.error().message};
     return layout.error();
   }
-  file.layout_ = std::move(layout).value();
-  return file;
+  layout_ = std::move(layout).value();
+  return Status::Ok();
 }
 
 Result<PteFile> PteFile::FromBytes(std::span<const uint8_t> bytes) {
@@ -158,19 +167,8 @@ Result<PteFile> PteFile::FromBytes(std::span<const uint8_t> bytes) {
   // Read-only: nothing writes through data_ (mutable_bytes() is empty).
   file.data_ = const_cast<uint8_t*>(bytes.data());
   file.size_ = bytes.size();
-  if (IsBundle(file.bytes())) {
-    Result<BundleInfo> bundle = ReadBundle(file.bytes());
-    if (!bundle.ok()) return bundle.error();
-    file.bundle_ = *bundle;
-    file.data_ += bundle->program_offset;
-    file.size_ = static_cast<size_t>(bundle->program_size);
-  }
-  Result<PteLayout> layout = ReadPteLayout(file.bytes(), &file.program_);
-  if (!layout.ok()) {
-    if (file.bundle_) return Error{"the program inside the bundle: " + layout.error().message};
-    return layout.error();
-  }
-  file.layout_ = std::move(layout).value();
+  if (Status inner = file.EnterBundle(); !inner.ok()) return inner.error();
+  if (Status read = file.ReadLayout(); !read.ok()) return read.error();
   return file;
 }
 

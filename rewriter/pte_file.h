@@ -71,6 +71,10 @@ class PteFile {
 
  private:
   PteFile() = default;
+  /// A bundle's bytes become its program's (bundle_ set); others stay.
+  Status EnterBundle();
+  /// Checks the layout of bytes() and verifies the flatbuffer.
+  Status ReadLayout();
   struct Snapshot;  // the read-only copy and the descriptor it came from
   static Result<std::unique_ptr<Snapshot>> ReadSnapshot(const std::filesystem::path& path,
                                                         uint64_t size);

@@ -4,46 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "rewriter/wire.h"
+#include "verify_bounded.h"
 
 namespace pteshare {
 namespace {
 
 using C = PteConstants;
-
-std::string Printable(std::span<const uint8_t> four) {
-  std::string text;
-  for (uint8_t c : four) {
-    if (c >= 0x20 && c < 0x7f) {
-      text += static_cast<char>(c);
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      text += hex;
-    }
-  }
-  return text;
-}
-
-// Says what a file that is not ET12 most likely is, so the user knows what
-// went wrong rather than just "bad identifier".
-Error WrongIdentifier(std::span<const uint8_t> bytes) {
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "PK\x03\x04", 4) == 0) {
-    return Error{"not a .pte program: this is a ZIP archive (a PyTorch .pt/.pth file?)"};
-  }
-  std::span<const uint8_t> id = bytes.subspan(C::kIdentifierOffset, 4);
-  std::string text = Printable(id);
-  if (text == "BP08" || text.starts_with("BP")) {
-    return Error{"not a .pte program: identifier '" + text +
-                 "' is a bundled program (a test wrapper around a program); pteshare reads "
-                 "ET12 programs"};
-  }
-  if (text.starts_with("ET")) {
-    return Error{"unsupported program version: identifier '" + text +
-                 "', pteshare reads ET12 programs"};
-  }
-  return Error{"not a .pte program: identifier '" + text + "' at byte 4, expected 'ET12'"};
-}
 
 bool AddOverflows(uint64_t a, uint64_t b, uint64_t* sum) {
   return __builtin_add_overflow(a, b, sum);
@@ -81,33 +47,14 @@ uint64_t PteLayout::segment_bytes() const {
 }
 
 bool HasProgramIdentifier(std::span<const uint8_t> first_bytes) {
-  return first_bytes.size() >= C::kHeaderOffset &&
-         std::memcmp(first_bytes.data() + C::kIdentifierOffset, C::kIdentifier, 4) == 0;
+  return pte_header::HasProgramIdentifier(first_bytes.data(), first_bytes.size());
 }
 
 Result<ExtendedHeader> ReadExtendedHeader(std::span<const uint8_t> bytes) {
   ExtendedHeader header;
-  if (bytes.size() < C::kHeaderOffset + 8 ||
-      std::memcmp(bytes.data() + C::kHeaderOffset, C::kHeaderMagic, 4) != 0) {
-    return header;  // no extended header: the whole file is the flatbuffer
-  }
-  header.present = true;
-  header.length = wire::LoadU32(bytes.data() + C::kHeaderOffset + 4);
-  if (header.length < C::kMinimumHeaderLength) {
-    return Error{"extended header length " + std::to_string(header.length) +
-                 " is less than the minimum " + std::to_string(C::kMinimumHeaderLength)};
-  }
-  if (header.length > bytes.size() - C::kHeaderOffset) {
-    return Error{"extended header length " + std::to_string(header.length) +
-                 " at offset 8 runs past the end of the " + std::to_string(bytes.size()) +
-                 "-byte file"};
-  }
-  const uint8_t* h = bytes.data() + C::kHeaderOffset;
-  header.program_size = wire::LoadU64(h + 8);
-  header.segment_base_offset = wire::LoadU64(h + 16);
-  if (header.length >= C::kHeaderLengthWithDataSize) {
-    header.has_segment_data_size = true;
-    header.segment_data_size = wire::LoadU64(h + 24);
+  std::string problem;
+  if (!pte_header::Read(bytes.data(), bytes.size(), "file", &header, &problem)) {
+    return Error{problem};
   }
   return header;
 }
@@ -121,7 +68,7 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
     return Error{"file is " + std::to_string(bytes.size()) +
                  " bytes, too small for a FlatBuffers root offset and identifier (8 bytes)"};
   }
-  if (!HasProgramIdentifier(bytes)) return WrongIdentifier(bytes);
+  if (!HasProgramIdentifier(bytes)) return Error{pte_header::WrongIdentifier(bytes.data())};
 
   Result<ExtendedHeader> header = ReadExtendedHeader(bytes);
   if (!header.ok()) return header.error();
@@ -129,15 +76,9 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
   const uint64_t file_size = bytes.size();
   if (layout.header.present) {
     const ExtendedHeader& h = layout.header;
-    uint64_t header_end = C::kHeaderOffset + h.length;
-    if (h.program_size < header_end) {
-      return Error{"extended header program_size " + std::to_string(h.program_size) +
-                   " is smaller than the header itself (ends at " + std::to_string(header_end) +
-                   ")"};
-    }
-    if (h.program_size > file_size) {
-      return Error{"extended header program_size " + std::to_string(h.program_size) +
-                   " is larger than the file (" + std::to_string(file_size) + " bytes)"};
+    std::string problem;
+    if (!pte_header::ProgramSize(h, file_size, "file", &layout.program_size, &problem)) {
+      return Error{problem};
     }
     if (h.segment_base_offset != 0) {
       if (h.segment_base_offset < h.program_size) {
@@ -157,24 +98,16 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
                      " bytes expected, file has " + std::to_string(file_size)};
       }
     }
-    layout.program_size = h.program_size;
     layout.segment_base_offset = h.segment_base_offset;
   } else {
     layout.program_size = file_size;
   }
 
-  // The FlatBuffers verifier refuses buffers of 2 GiB and more (and asserts
-  // on them in debug builds), so say so ourselves.
-  if (layout.program_size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
-    return Error{"flatbuffer of " + std::to_string(layout.program_size) +
-                 " bytes is beyond the FlatBuffers limit of " +
-                 std::to_string(FLATBUFFERS_MAX_BUFFER_SIZE) + " bytes"};
+  if (layout.program_size >= verify_bounded::kMaxBufferSize) {
+    return Error{"flatbuffer of " + std::to_string(layout.program_size) + " bytes is beyond " +
+                 verify_bounded::LimitText()};
   }
-  // Every table takes at least 4 bytes, so this bound never rejects a real
-  // program while keeping a hostile one from making the verifier loop long.
-  const auto max_tables = static_cast<flatbuffers::uoffset_t>(layout.program_size / 4 + 64);
-  flatbuffers::Verifier verifier(bytes.data(), layout.program_size, /*max_depth=*/64, max_tables);
-  if (!fb::VerifyProgramBuffer(verifier)) {
+  if (!verify_bounded::Verify(bytes.data(), layout.program_size, fb::VerifyProgramBuffer)) {
     return Error{"the flatbuffer [0, " + std::to_string(layout.program_size) +
                  ") fails FlatBuffers verification (corrupt offsets or truncated tables)"};
   }

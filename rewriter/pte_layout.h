@@ -15,29 +15,10 @@
 #include <vector>
 
 #include "program_generated.h"
+#include "pte_header.h"
 #include "rewriter/result.h"
 
 namespace pteshare {
-
-/// Constants of the file layout, in one place with their meaning.
-struct PteConstants {
-  static constexpr size_t kIdentifierOffset = 4;      // after the root offset
-  static constexpr size_t kHeaderOffset = 8;          // extended header start
-  static constexpr size_t kMinimumHeaderLength = 24;  // magic..segment_base_offset
-  static constexpr size_t kHeaderLengthWithDataSize = 32;
-  static constexpr char kIdentifier[5] = "ET12";
-  static constexpr char kHeaderMagic[5] = "eh00";
-};
-
-/// The optional extended header, as stored.
-struct ExtendedHeader {
-  bool present = false;
-  uint32_t length = 0;  // counted from the magic
-  uint64_t program_size = 0;
-  uint64_t segment_base_offset = 0;
-  bool has_segment_data_size = false;  // length >= 32
-  uint64_t segment_data_size = 0;
-};
 
 /// One entry of Program.segments, with its absolute place in the file.
 struct SegmentExtent {

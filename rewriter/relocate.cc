@@ -1,21 +1,27 @@
 #include "rewriter/relocate.h"
 
 #include "rewriter/front_region.h"
+#include "rewriter/state_arena.h"
 
 #include <algorithm>
 
 namespace pteshare {
 namespace {
 
-// A shared buffer as this method holds it: where it was, where it goes.
+// A shared buffer as this method holds it: where it was, where it goes
+// (the slot, in arena `to_memory_id`: the same arena with Layout::kFront,
+// its device's state arena with Layout::kArena).
 struct PresentBuffer {
   Placement input;
   const FrontSlot* slot;
+  uint32_t to_memory_id = 0;
 };
 
 // Everything needed to move the tensors of one arena of one method.
 struct ArenaRelocation {
+  /// The arena's own front region (0 for an arena the buffers only leave).
   uint64_t front_size = 0;
+  bool has_own_front = false;
   // Free space below the lowest moved tensor once the vacated slots are
   // taken out: min over moved tensors of (offset - ReclaimedBelow(offset)).
   uint64_t floor = 0;
@@ -49,15 +55,23 @@ struct ArenaRelocation {
   }
 };
 
+// The arena `memory_id` of `method`: its own front (if any) and the shared
+// buffers that lie in it in the input, wherever their slots are.
 ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& shared,
-                             const FrontRegion& front) {
+                             const std::vector<FrontRegion>& fronts, uint32_t memory_id) {
   ArenaRelocation arena;
-  arena.front_size = front.size;
-  for (const FrontSlot& slot : front.slots) {
-    for (const SharedBuffer& buffer : shared.buffers) {
-      if (buffer.name != slot.name || !buffer.value_in_method[method.index]) continue;
-      arena.present.push_back(
-          {method.tensor(*buffer.value_in_method[method.index])->placement, &slot});
+  for (const FrontRegion& front : fronts) {
+    if (front.memory_id == memory_id) {
+      arena.front_size = front.size;
+      arena.has_own_front = true;
+    }
+    for (const FrontSlot& slot : front.slots) {
+      if (slot.source_memory_id != memory_id) continue;
+      for (const SharedBuffer& buffer : shared.buffers) {
+        if (buffer.name != slot.name || !buffer.value_in_method[method.index]) continue;
+        arena.present.push_back({method.tensor(*buffer.value_in_method[method.index])->placement,
+                                 &slot, front.memory_id});
+      }
     }
   }
   std::sort(arena.present.begin(), arena.present.end(),
@@ -65,7 +79,7 @@ ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& sh
               return a.input.offset < b.input.offset;
             });
   for (const TensorValue& t : method.tensors) {
-    if (!t.planned || t.nbytes == 0 || t.placement.memory_id != front.memory_id) continue;
+    if (!t.planned || t.nbytes == 0 || t.placement.memory_id != memory_id) continue;
     if (arena.Containing(t.placement.offset) != nullptr) continue;
     arena.moved_ranges.emplace_back(t.placement.offset, t.placement.end());
   }
@@ -84,13 +98,16 @@ ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& sh
   return arena;
 }
 
-uint64_t NewOffset(const ArenaRelocation& arena, const TensorValue& t) {
+Placement NewPlacement(const ArenaRelocation& arena, const TensorValue& t) {
+  Placement p = t.placement;
   const uint64_t offset = t.placement.offset;
   if (const PresentBuffer* buffer = arena.Containing(offset)) {
-    return buffer->slot->offset + (offset - buffer->input.offset);  // the buffer or an alias
+    p.memory_id = buffer->to_memory_id;  // the buffer or an alias
+    p.offset = buffer->slot->offset + (offset - buffer->input.offset);
+  } else if (t.nbytes > 0 || arena.InsideMovedTensor(offset)) {  // else nothing to follow
+    p.offset = offset + arena.front_size - arena.ReclaimedBelow(offset) - arena.floor;
   }
-  if (t.nbytes == 0 && !arena.InsideMovedTensor(offset)) return offset;  // nothing to follow
-  return offset + arena.front_size - arena.ReclaimedBelow(offset) - arena.floor;
+  return p;
 }
 
 }  // namespace
@@ -102,21 +119,34 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
   plan.method_index = method.index;
   for (const Arena& a : method.arenas) plan.arena_sizes_before.push_back(a.size);
   plan.arena_sizes_after = plan.arena_sizes_before;
-
-  std::vector<std::optional<ArenaRelocation>> arenas(method.arenas.size());
+  const size_t count_after = ArenaCountAfter(method, fronts);
+  // A state arena the method did not have is as large as its front; the
+  // empty arenas before it (to reach the common memory_id) take nothing.
+  plan.arena_sizes_after.resize(count_after, 0);
   for (const FrontRegion& front : fronts) {
-    if (UsesArena(method, front.memory_id)) {
-      arenas[front.memory_id - 1] = PrepareArena(method, shared, front);
+    if (front.state_arena && front.memory_id > method.arenas.size()) {
+      plan.arena_sizes_after[front.memory_id - 1] = front.size;
     }
   }
-  std::vector<uint64_t> highest_end(method.arenas.size(), 0);
+
+  std::vector<std::optional<ArenaRelocation>> arenas(method.arenas.size());
+  for (const Arena& a : method.arenas) {
+    ArenaRelocation arena = PrepareArena(method, shared, fronts, a.memory_id);
+    // An arena with a front is rearranged wherever the method uses it; one
+    // the buffers only leave, where the method has some of them.
+    if (arena.has_own_front ? UsesArena(method, a.memory_id) : !arena.present.empty()) {
+      arenas[a.memory_id - 1] = std::move(arena);
+    }
+  }
+  std::vector<uint64_t> highest_end(count_after, 0);
   for (const TensorValue& t : method.tensors) {
     if (!t.planned) continue;
     TensorMove move{t.value_index, t.placement, t.placement};
     uint32_t id = t.placement.memory_id;
     if (id >= 1 && id <= arenas.size() && arenas[id - 1]) {
-      move.after.offset = NewOffset(*arenas[id - 1], t);
-      highest_end[id - 1] = std::max(highest_end[id - 1], move.after.end());
+      move.after = NewPlacement(*arenas[id - 1], t);
+      highest_end[move.after.memory_id - 1] =
+          std::max(highest_end[move.after.memory_id - 1], move.after.end());
     }
     plan.moves.push_back(move);
   }
@@ -133,7 +163,9 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
       // the front and keeps its size. The arithmetic above would count a
       // slot an earlier rewrite kept free (for a buffer this method lacks)
       // as tail padding and grow the arena again on every rewrite (I7).
-      size = std::max(plan.arena_sizes_before[i], arenas[i]->front_size);
+      // An arena the buffers only leave keeps nothing.
+      size = arenas[i]->has_own_front ? std::max(plan.arena_sizes_before[i], arenas[i]->front_size)
+                                      : 0;
     }
     plan.arena_sizes_after[i] = std::max(size, highest_end[i]);
   }

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/planner.h"
 #include "rewriter/front_region.h"
+#include "rewriter/state_arena.h"
 
 namespace pteshare {
 namespace {
@@ -17,27 +18,45 @@ std::string ValueLabel(const MethodView& method, uint32_t value_index) {
   return label;
 }
 
-// The front slot of the shared buffer held in value `value_index`, if any.
-const FrontSlot* SlotOfValue(const MethodView& method, const SharedBufferSet& shared,
-                             const FrontRegion& front, uint32_t value_index) {
+// A shared buffer's slot and the arena that holds it.
+struct SlotPlace {
+  const FrontSlot* slot = nullptr;
+  uint32_t memory_id = 0;
+};
+
+// The slot of the shared buffer of arena `memory_id` held in value
+// `value_index`, if any: in that arena's own front (Layout::kFront) or in
+// its device's state arena (Layout::kArena).
+SlotPlace SlotOfValue(const MethodView& method, const SharedBufferSet& shared,
+                      const std::vector<FrontRegion>& fronts, uint32_t memory_id,
+                      uint32_t value_index) {
   for (const SharedBuffer& b : shared.buffers) {
-    if (b.memory_id != front.memory_id || b.value_in_method[method.index] != value_index) continue;
-    for (const FrontSlot& s : front.slots) {
-      if (s.name == b.name) return &s;
+    if (b.memory_id != memory_id || b.value_in_method[method.index] != value_index) continue;
+    for (const FrontRegion& f : fronts) {
+      for (const FrontSlot& s : f.slots) {
+        if (s.name == b.name && s.source_memory_id == memory_id) return {&s, f.memory_id};
+      }
     }
   }
-  return nullptr;
+  return {};
 }
+
+// Where a value of the arena being replanned goes.
+struct NewPlace {
+  uint64_t offset = 0;
+  uint32_t memory_id = 0;  // 0: stays in its arena
+};
 
 class ArenaReplanner {
  public:
   ArenaReplanner(const MethodView& method, const MethodLifetimes& lifetimes,
-                 const SharedBufferSet& shared, const FrontRegion* front,
-                 const ReplanOptions& options, uint32_t memory_id,
-                 std::vector<std::optional<uint64_t>>* new_offsets)
+                 const SharedBufferSet& shared, const std::vector<FrontRegion>& fronts,
+                 const FrontRegion* front, const ReplanOptions& options, uint32_t memory_id,
+                 std::vector<std::optional<NewPlace>>* new_offsets)
       : method_(method),
         lifetimes_(lifetimes),
         shared_(shared),
+        fronts_(fronts),
         front_(front),
         options_(options),
         memory_id_(memory_id),
@@ -107,7 +126,7 @@ class ArenaReplanner {
       const uint64_t block_offset = plan->solution.offsets[first_free + i];
       const uint64_t base = AlignDown(g.offset, options_.alignment);
       for (uint32_t v : g.members) {
-        new_offsets_[v] = block_offset + (method_.tensor(v)->placement.offset - base);
+        new_offsets_[v] = NewPlace{block_offset + (method_.tensor(v)->placement.offset - base)};
       }
     }
     PlaceZeroByteTensors();
@@ -123,18 +142,19 @@ class ArenaReplanner {
   // Returns false for a group without one; sets `problem` when the group
   // cannot follow its buffer.
   bool PlaceInSlot(const AliasGroup& g, std::optional<std::string>* problem) {
-    if (front_ == nullptr) return false;
     const FrontSlot* slot = nullptr;
+    uint32_t slot_arena = 0;
     uint32_t buffer_value = 0;
     for (uint32_t v : g.members) {
-      const FrontSlot* s = SlotOfValue(method_, shared_, *front_, v);
-      if (s == nullptr) continue;
+      const SlotPlace s = SlotOfValue(method_, shared_, fronts_, memory_id_, v);
+      if (s.slot == nullptr) continue;
       if (slot != nullptr) {
         *problem = ValueLabel(method_, buffer_value) + " and " + ValueLabel(method_, v) +
                    " are two shared buffers in one alias group";
         return false;
       }
-      slot = s;
+      slot = s.slot;
+      slot_arena = s.memory_id == memory_id_ ? 0 : s.memory_id;
       buffer_value = v;
     }
     if (slot == nullptr) return false;
@@ -146,7 +166,7 @@ class ArenaReplanner {
                    "' but lies outside it";
         return false;
       }
-      new_offsets_[v] = slot->offset + (p.offset - buffer.offset);
+      new_offsets_[v] = NewPlace{slot->offset + (p.offset - buffer.offset), slot_arena};
     }
     return true;
   }
@@ -191,10 +211,11 @@ class ArenaReplanner {
       const TensorValue* container =
           it == sized.begin() ? nullptr : furthest[static_cast<size_t>(it - sized.begin()) - 1];
       if (container != nullptr && container->placement.end() > at) {
+        const NewPlace& with = *new_offsets_[container->value_index];
         new_offsets_[t.value_index] =
-            *new_offsets_[container->value_index] + (at - container->placement.offset);
+            NewPlace{with.offset + (at - container->placement.offset), with.memory_id};
       } else {
-        new_offsets_[t.value_index] = 0;
+        new_offsets_[t.value_index] = NewPlace{};
       }
     }
   }
@@ -202,10 +223,11 @@ class ArenaReplanner {
   const MethodView& method_;
   const MethodLifetimes& lifetimes_;
   const SharedBufferSet& shared_;
-  const FrontRegion* front_;
+  const std::vector<FrontRegion>& fronts_;
+  const FrontRegion* front_;  // the arena's own, if any
   const ReplanOptions& options_;
   const uint32_t memory_id_;
-  std::vector<std::optional<uint64_t>>& new_offsets_;
+  std::vector<std::optional<NewPlace>>& new_offsets_;
 };
 
 }  // namespace
@@ -217,29 +239,44 @@ MethodReplan ReplanMethod(const MethodView& method, const MethodLifetimes& lifet
   MethodPlan& plan = out.plan;
   plan.name = method.name;
   plan.method_index = method.index;
-  std::vector<std::optional<uint64_t>> new_offsets(method.value_count);
+  std::vector<std::optional<NewPlace>> new_places(method.value_count);
   for (const Arena& a : method.arenas) {
     const FrontRegion* front = nullptr;
     for (const FrontRegion& f : fronts) {
       if (f.memory_id == a.memory_id) front = &f;
     }
-    std::vector<std::optional<uint64_t>> arena_offsets(method.value_count);
-    ArenaReplan arena =
-        ArenaReplanner(method, lifetimes, shared, front, options, a.memory_id, &arena_offsets)
-            .Run();
+    std::vector<std::optional<NewPlace>> arena_places(method.value_count);
+    ArenaReplan arena = ArenaReplanner(method, lifetimes, shared, fronts, front, options,
+                                       a.memory_id, &arena_places)
+                            .Run();
     if (arena.replanned) {
-      for (size_t v = 0; v < arena_offsets.size(); ++v) {
-        if (arena_offsets[v]) new_offsets[v] = arena_offsets[v];
+      for (size_t v = 0; v < arena_places.size(); ++v) {
+        if (arena_places[v]) new_places[v] = arena_places[v];
       }
     }
     plan.arena_sizes_before.push_back(a.size);
     plan.arena_sizes_after.push_back(arena.size);
     out.arenas.push_back(std::move(arena));
   }
+  // State arenas the method did not have (Layout::kArena), and the empty
+  // arenas before them: nothing to plan, their slots are fixed.
+  for (size_t i = method.arenas.size(); i < ArenaCountAfter(method, fronts); ++i) {
+    ArenaReplan arena;
+    arena.memory_id = static_cast<uint32_t>(i + 1);
+    for (const FrontRegion& f : fronts) {
+      if (f.memory_id == arena.memory_id) arena.size = arena.lower_bound = f.size;
+    }
+    arena.why_not = "a new arena: its slots are fixed";
+    plan.arena_sizes_after.push_back(arena.size);
+    out.arenas.push_back(std::move(arena));
+  }
   for (const TensorValue& t : method.tensors) {
     if (!t.planned) continue;
     TensorMove move{t.value_index, t.placement, t.placement};
-    if (new_offsets[t.value_index]) move.after.offset = *new_offsets[t.value_index];
+    if (const std::optional<NewPlace>& place = new_places[t.value_index]) {
+      move.after.offset = place->offset;
+      if (place->memory_id != 0) move.after.memory_id = place->memory_id;
+    }
     plan.moves.push_back(move);
   }
   return out;

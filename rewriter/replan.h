@@ -9,7 +9,7 @@
 //  - every other alias group (lifetimes.h) is one block: from its lowest
 //    offset rounded down to the plan alignment to its highest end, live
 //    over the union of its members' ranges. The block planner
-//    (block_planner.h) places the blocks at aligned offsets with a fixed
+//    (blockplan/planner.h) places the blocks at aligned offsets with a fixed
 //    step budget and seed, so the same input always gives the same bytes;
 //    members go to the block's offset plus their offset within it, which
 //    keeps every in-group overlap and the alignment of aligned members;
@@ -42,7 +42,7 @@ struct ReplanOptions {
   uint64_t max_steps = kDefaultMaxSteps;
   /// Arenas with more blocks than this get at least `steps_per_block` steps
   /// per block: the block planner searches them in windows
-  /// (block_windows.h), whose work grows with the block count.
+  /// (blockplan/windows.h), whose work grows with the block count.
   size_t large_arena_blocks = kDefaultLargeArenaBlocks;
   uint64_t steps_per_block = kDefaultStepsPerBlock;
   uint64_t seed = 0;

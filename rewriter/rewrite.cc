@@ -53,6 +53,7 @@ Result<PatchedPlan> PlanAndPatch(const OpenedProgram& program, const ShareReques
                                  const PlanOptions& options, bool write_names) {
   Result<VerifiedPlan> plan = PlanAndVerify(program.view, share, options);
   if (!plan.ok()) return plan.error();
+  if (!plan->fits()) return LimitMisses(plan->planned.plan);
   if (!plan->verified()) return RefusedPlan(plan->violations);
   const SharedBufferSet& shared = plan->planned.shared;
   const std::vector<TensorName> names =
@@ -111,11 +112,17 @@ Result<uint64_t> Write(const RewriteRequest& request, const std::optional<Writer
 
 }  // namespace
 
+Error LimitMisses(const Plan& plan) {
+  std::string misses;  // one line, however many methods miss
+  for (const std::string& miss : plan.limit_misses) misses += (misses.empty() ? "" : "; ") + miss;
+  return Error{"no plan fits --arena-limit: " + misses, ErrorKind::kNoValidPlan};
+}
+
 Error RefusedPlan(const std::vector<PlanViolation>& violations) {
-  std::string message = "refusing the plan: " + std::to_string(violations.size()) +
-                        " invariant violation(s) (first: " + violations.front().invariant + ": " +
-                        violations.front().message +
-                        "); this is a pteshare bug, please report it with the file";
+  std::string message =
+      "refusing the plan: " + std::to_string(violations.size()) +
+      " invariant violation(s) (first: " + InvariantName(violations.front().invariant) + ": " +
+      violations.front().message + "); this is a pteshare bug, please report it with the file";
   return Error{message, ErrorKind::kNoValidPlan};
 }
 
@@ -125,15 +132,13 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
   share.allow_none = options.strategy != Strategy::kRelocate;
   Result<PlanInput> planned = MakePlan(view, share, options);
   if (!planned.ok()) return planned.error();
-  if (!planned->plan.limit_misses.empty()) {
-    std::string misses;  // one line, however many methods miss
-    for (const std::string& miss : planned->plan.limit_misses) {
-      misses += (misses.empty() ? "" : "; ") + miss;
-    }
-    return Error{"no plan fits --arena-limit: " + misses, ErrorKind::kNoValidPlan};
-  }
   VerifiedPlan verified;
+  if (!planned->plan.limit_misses.empty()) {
+    verified.planned = std::move(planned).value();
+    return verified;
+  }
   verified.violations = VerifyPlan(view, planned->shared, planned->plan);
+  if (options.compare_layouts) verified.layouts = CompareLayouts(view, share, options, *planned);
   verified.planned = std::move(planned).value();
   return verified;
 }

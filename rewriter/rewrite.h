@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/layout_costs.h"
 #include "rewriter/open_program.h"
 #include "rewriter/patcher.h"
 #include "rewriter/plan_verifier.h"
@@ -39,16 +40,25 @@ namespace pteshare {
 struct VerifiedPlan {
   PlanInput planned;
   std::vector<PlanViolation> violations;
+  /// With PlanOptions::compare_layouts: both layouts' memory, front first.
+  std::vector<LayoutCost> layouts{};
 
   bool verified() const { return violations.empty(); }
+  /// False when the plan misses an --arena-limit (Plan::limit_misses); it
+  /// is then not verified either, and no writer takes it.
+  bool fits() const { return planned.plan.limit_misses.empty(); }
 };
 
 /// Plans `view` for `share` and verifies the plan. With replan or best,
 /// sharing nothing is allowed (the arenas are just replanned); with
-/// relocate it is an error. A plan that misses an --arena-limit is an
-/// error of kind kNoValidPlan naming every miss.
+/// relocate it is an error. A plan that misses an --arena-limit is
+/// returned unverified with fits() false (a picture can still show it);
+/// LimitMisses says why.
 Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
                                    const PlanOptions& options);
+
+/// "no plan fits --arena-limit: ..." naming every miss (kNoValidPlan).
+Error LimitMisses(const Plan& plan);
 
 /// The error a writer gives for a plan with violations (kNoValidPlan).
 Error RefusedPlan(const std::vector<PlanViolation>& violations);

@@ -90,6 +90,17 @@ Status CheckRewrittenFile(std::span<const uint8_t> bytes, const PteLayout& befor
   for (const MethodPlan& m : plan.methods) {
     Status method_ok = CheckMethod(view->methods[m.method_index], m);
     if (!method_ok.ok()) return Error{"the rewritten file: " + method_ok.error().message};
+    // A state arena (Layout::kArena) is on its device in every method.
+    for (const FrontRegion& f : plan.fronts) {
+      const Arena* arena =
+          f.state_arena ? view->methods[m.method_index].arena(f.memory_id) : nullptr;
+      if (arena != nullptr &&
+          (arena->device != f.device || arena->device_index != f.device_index)) {
+        return Error{"the rewritten file: method " + m.name + ": state arena " + N(f.memory_id) +
+                     " is on device type " + N(static_cast<uint64_t>(arena->device)) +
+                     ", the plan says " + N(static_cast<uint64_t>(f.device))};
+      }
+    }
   }
   return Status::Ok();
 }

@@ -1,4 +1,4 @@
-// The two entry points: read the program, then run the sharing rules
+// The two entry points: read the program's tables, then run the sharing rules
 // (shared_buffers.h) and, for CheckBindings, the load-time rules
 // (binding_check.h). Nothing escapes as an exception.
 #include "runtime_check/alias_check.h"
@@ -9,43 +9,23 @@
 
 #include "runtime_check/binding_check.h"
 #include "runtime_check/findings.h"
-#include "runtime_check/method_layout.h"
-#include "runtime_check/program_bytes.h"
-#include "runtime_check/shared_buffers.h"
+#include "runtime_check/program_check.h"
+#include "runtime_check/program_reader.h"
 #include "runtime_check/state_pairing.h"
 
 namespace pteshare::runtime_check {
-namespace {
+namespace internal {
 
-using internal::MethodLayout;
-using internal::SharedGroup;
-
-// What every check starts from: the methods read and the shared buffers
-// chosen. Empty methods with a kNotAProgram finding when unreadable.
-struct ProgramState {
-  std::vector<MethodLayout> methods;
-  std::vector<SharedGroup> groups;
-};
-
-ProgramState ReadAndCheckProgram(const void* data, size_t size, const CheckOptions& options,
-                                 internal::CompareLocation compare, Report* report) {
-  ProgramState state;
-  std::string problem;
-  const fb::Program* program = internal::LocateProgram(data, size, &problem);
-  if (program == nullptr) {
-    Finding finding = internal::NewFinding(FindingKind::kNotAProgram);
-    finding.message = problem;
-    report->findings.push_back(std::move(finding));
-    return state;
-  }
-  state.methods = internal::ReadMethodLayouts(*program, &report->findings);
-  internal::ApplyNameAssignments(options.extra_names, &state.methods, &report->findings);
-  internal::PairUnnamedState(&state.methods, &report->findings);
-  state.groups =
-      internal::CollectSharedGroups(state.methods, options.shared_names, &report->findings);
-  internal::CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
-  internal::CheckNoOverlap(state.methods, state.groups, &report->findings);
-  internal::CheckSharingCaveats(state.methods, state.groups, &report->findings);
+CheckedProgram CheckProgramTables(const ProgramTables& tables, const CheckOptions& options,
+                                  CompareLocation compare, Report* report) {
+  CheckedProgram state;
+  state.methods = ReadMethodLayouts(tables, &report->findings);
+  ApplyNameAssignments(options.extra_names, &state.methods, &report->findings);
+  PairUnnamedState(&state.methods, &report->findings);
+  state.groups = CollectSharedGroups(state.methods, options.shared_names, &report->findings);
+  CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
+  CheckNoOverlap(state.methods, state.groups, &report->findings);
+  CheckSharingCaveats(state.methods, state.groups, &report->findings);
 
   for (const MethodLayout& method : state.methods) {
     MethodArenas arenas;
@@ -56,8 +36,32 @@ ProgramState ReadAndCheckProgram(const void* data, size_t size, const CheckOptio
     arenas.planned_tensors = static_cast<uint32_t>(method.tensors.size());
     report->methods.push_back(std::move(arenas));
   }
-  report->shared = internal::DescribeGroups(state.methods, state.groups);
+  report->shared = DescribeGroups(state.methods, state.groups);
   return state;
+}
+
+}  // namespace internal
+
+namespace {
+
+// The tables read from the bytes, and what the checks made of them (whose
+// layouts point into the tables). Empty with a kNotAProgram finding when
+// unreadable.
+struct ProgramState {
+  internal::ProgramTables tables;
+  internal::CheckedProgram checked;
+};
+
+void ReadAndCheckProgram(const void* data, size_t size, const CheckOptions& options,
+                         internal::CompareLocation compare, ProgramState* state, Report* report) {
+  std::string problem;
+  if (!internal::ReadProgramTables(data, size, &state->tables, &problem)) {
+    Finding finding = internal::NewFinding(FindingKind::kNotAProgram);
+    finding.message = problem;
+    report->findings.push_back(std::move(finding));
+    return;
+  }
+  state->checked = internal::CheckProgramTables(state->tables, options, compare, report);
 }
 
 // The checker allocates (strings, vectors); out of memory must still come
@@ -88,7 +92,9 @@ Report Guarded(Check check) noexcept {
 
 Report CheckProgram(const void* data, size_t size, const CheckOptions& options) noexcept {
   return Guarded([&](Report* report) {
-    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kArenaAndOffset, report);
+    ProgramState state;
+    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kArenaAndOffset, &state,
+                        report);
   });
 }
 
@@ -97,11 +103,12 @@ Report CheckBindings(const void* data, size_t size, const CheckOptions& options,
   return Guarded([&](Report* report) {
     // Where a shared buffer lives is judged by its absolute address, so a
     // loader that compensates an offset with its binding is not refused.
-    ProgramState state =
-        ReadAndCheckProgram(data, size, options, internal::CompareLocation::kSizeOnly, report);
+    ProgramState state;
+    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kSizeOnly, &state, report);
     if (!report->readable()) return;
-    internal::CheckBindingsCoverArenas(state.methods, bindings, &report->findings);
-    internal::CheckSharedAddresses(state.methods, state.groups, bindings, &report->findings);
+    const internal::CheckedProgram& checked = state.checked;
+    internal::CheckBindingsCoverArenas(checked.methods, bindings, &report->findings);
+    internal::CheckSharedAddresses(checked.methods, checked.groups, bindings, &report->findings);
   });
 }
 

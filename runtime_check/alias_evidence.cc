@@ -9,63 +9,49 @@ class UseReader {
  public:
   explicit UseReader(const MethodLayout& method)
       : method_(method),
-        values_(method.plan->values()),
-        count_(values_ != nullptr ? values_->size() : 0),
+        values_(method.tables->values),
+        count_(values_.size()),
         referenced_(count_, false) {}
 
   std::vector<InstructionUse> Run() && {
-    const auto* chains = method_.plan->chains();
-    if (chains == nullptr) return std::move(uses_);
-    for (const fb::Chain* chain : *chains) {
-      if (chain == nullptr || chain->instructions() == nullptr) continue;
-      for (const fb::Instruction* instruction : *chain->instructions()) {
-        InstructionUse use;
-        if (instruction != nullptr) Read(*instruction, &use);
-        for (uint32_t v : use.references) referenced_[v] = true;
-        uses_.push_back(std::move(use));
-      }
+    for (const InstructionTable& instruction : method_.tables->instructions) {
+      InstructionUse use;
+      Read(instruction, &use);
+      for (uint32_t v : use.references) referenced_[v] = true;
+      uses_.push_back(std::move(use));
     }
     return std::move(uses_);
   }
 
  private:
-  void Read(const fb::Instruction& instruction, InstructionUse* use) {
-    if (instruction.instr_args() == nullptr) return;
-    switch (instruction.instr_args_type()) {
-      case fb::InstructionArguments::KernelCall: {
-        const auto* args = instruction.instr_args_as_KernelCall()->args();
-        if (args == nullptr) return;
-        const size_t n = args->size();
+  void Read(const InstructionTable& instruction, InstructionUse* use) {
+    switch (instruction.kind) {
+      case InstructionKind::kKernelCall: {
+        const std::vector<int32_t>& args = instruction.args;
+        const size_t n = args.size();
         // The longest suffix that repeats the args just before it.
         size_t tail = 0;
         for (size_t k = n / 2; k >= 1 && tail == 0; --k) {
-          if (std::equal(args->begin() + static_cast<long>(n - k), args->end(),
-                         args->begin() + static_cast<long>(n - 2 * k))) {
+          if (std::equal(args.begin() + static_cast<long>(n - k), args.end(),
+                         args.begin() + static_cast<long>(n - 2 * k))) {
             tail = k;
           }
         }
-        for (size_t i = 0; i < n; ++i) Add(args->Get(static_cast<uint32_t>(i)), i >= n - tail, use);
+        for (size_t i = 0; i < n; ++i) Add(args[i], i >= n - tail, use);
         return;
       }
-      case fb::InstructionArguments::DelegateCall: {
-        const auto* args = instruction.instr_args_as_DelegateCall()->args();
-        if (args == nullptr) return;
-        for (int32_t arg : *args) Add(arg, DefinedHere(arg), use);
+      case InstructionKind::kDelegateCall:
+        for (int32_t arg : instruction.args) Add(arg, DefinedHere(arg), use);
         return;
-      }
-      case fb::InstructionArguments::MoveCall: {
-        const fb::MoveCall* move = instruction.instr_args_as_MoveCall();
-        Add(move->move_from(), false, use);
-        Add(move->move_to(), true, use);
+      case InstructionKind::kMoveCall:
+        Add(instruction.first, false, use);  // move_from
+        Add(instruction.second, true, use);  // move_to
         return;
-      }
-      case fb::InstructionArguments::JumpFalseCall:
-        Add(instruction.instr_args_as_JumpFalseCall()->cond_value_index(), false, use);
+      case InstructionKind::kJumpFalseCall:  // cond_value_index
+      case InstructionKind::kFreeCall:       // value_index
+        Add(instruction.first, false, use);
         return;
-      case fb::InstructionArguments::FreeCall:
-        Add(instruction.instr_args_as_FreeCall()->value_index(), false, use);
-        return;
-      default:
+      case InstructionKind::kOther:
         return;
     }
   }
@@ -81,15 +67,9 @@ class UseReader {
   void Add(int64_t v, bool writes, InstructionUse* use) {
     if (!InRange(v)) return;
     AddOne(static_cast<uint32_t>(v), writes, use);
-    const fb::EValue* value = values_->Get(static_cast<flatbuffers::uoffset_t>(v));
-    if (value == nullptr) return;
-    const flatbuffers::Vector<int32_t>* items = nullptr;
-    if (const fb::TensorList* list = value->val_as_TensorList()) items = list->items();
-    if (const fb::OptionalTensorList* list = value->val_as_OptionalTensorList()) {
-      items = list->items();
-    }
-    if (items == nullptr) return;
-    for (int32_t item : *items) {
+    const ValueTable& value = values_[static_cast<size_t>(v)];
+    if (value.kind != ValueKind::kTensorList) return;
+    for (int32_t item : value.items) {
       if (InRange(item)) AddOne(static_cast<uint32_t>(item), writes, use);
     }
   }
@@ -100,7 +80,7 @@ class UseReader {
   }
 
   const MethodLayout& method_;
-  const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values_;
+  const std::vector<ValueTable>& values_;
   const size_t count_;
   std::vector<bool> referenced_;
   std::vector<InstructionUse> uses_;
@@ -109,7 +89,7 @@ class UseReader {
 }  // namespace
 
 std::vector<InstructionUse> ReadInstructionUses(const MethodLayout& method) {
-  if (method.plan == nullptr) return {};
+  if (method.tables == nullptr) return {};
   return UseReader(method).Run();
 }
 

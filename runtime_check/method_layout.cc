@@ -1,9 +1,9 @@
 #include "runtime_check/method_layout.h"
 
+#include "program_fields.h"
 #include "tensor_nbytes.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "runtime_check/findings.h"
@@ -13,16 +13,16 @@ namespace {
 
 constexpr uint64_t kMaxU64 = std::numeric_limits<uint64_t>::max();
 
-std::string MethodName(const fb::ExecutionPlan& plan, size_t index) {
-  if (plan.name() != nullptr) return plan.name()->str();
+std::string MethodName(const MethodTables& plan, size_t index) {
+  if (plan.has_name) return plan.name;
   return "#" + std::to_string(index);  // unnamed: by position
 }
 
-std::string SizesText(const flatbuffers::Vector<int32_t>& sizes) {
+std::string SizesText(const std::vector<int32_t>& sizes) {
   std::string text = "[";
-  for (flatbuffers::uoffset_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     if (i > 0) text += ", ";
-    text += std::to_string(sizes.Get(i));
+    text += std::to_string(sizes[i]);
   }
   return text + "]";
 }
@@ -30,10 +30,10 @@ std::string SizesText(const flatbuffers::Vector<int32_t>& sizes) {
 // product(sizes) x element size, as the loader computes it; false (with a
 // finding) for a number the loader would refuse.
 // `finding` names the tensor; the message starts with `label`.
-bool TensorNbytes(const fb::Tensor& tensor, const std::string& label, Finding finding,
+bool TensorNbytes(const TensorTable& tensor, const std::string& label, Finding finding,
                   uint64_t* nbytes, std::vector<Finding>* findings) {
-  const auto scalar_type = static_cast<int8_t>(tensor.scalar_type());
-  const fb::Nbytes computed = fb::TensorNbytes(tensor);
+  const int8_t scalar_type = tensor.scalar_type;
+  const fb::Nbytes computed = fb::NbytesOf(scalar_type, &tensor.sizes);
   switch (computed.status) {
     case fb::NbytesStatus::kOk:
       *nbytes = computed.bytes;
@@ -45,10 +45,10 @@ bool TensorNbytes(const fb::Tensor& tensor, const std::string& label, Finding fi
       break;
     case fb::NbytesStatus::kNegativeDimension:
       finding.message = label + ": dimension " + std::to_string(computed.bad_dimension_index) +
-                        " of sizes " + SizesText(*tensor.sizes()) + " is negative";
+                        " of sizes " + SizesText(tensor.sizes) + " is negative";
       break;
     case fb::NbytesStatus::kOverflow:
-      finding.message = label + ": sizes " + SizesText(*tensor.sizes()) + " x " +
+      finding.message = label + ": sizes " + SizesText(tensor.sizes) + " x " +
                         std::to_string(fb::ElementSize(scalar_type)) +
                         " bytes per element overflows 64 bits";
       break;
@@ -59,24 +59,18 @@ bool TensorNbytes(const fb::Tensor& tensor, const std::string& label, Finding fi
 
 // Reads one planned tensor; `valid` stays false when a number is refused.
 PlannedTensor ReadPlannedTensor(const MethodLayout& method, uint32_t value_index,
-                                const fb::Tensor& tensor, std::vector<Finding>* findings) {
+                                const TensorTable& tensor, std::vector<Finding>* findings) {
   PlannedTensor planned;
   planned.value_index = value_index;
-  planned.has_initial_state = tensor.data_buffer_idx() > 0;
-  planned.scalar_type = static_cast<int8_t>(tensor.scalar_type());
-  if (tensor.sizes() != nullptr)
-    planned.sizes.assign(tensor.sizes()->begin(), tensor.sizes()->end());
-  if (const auto* extra = tensor.extra_tensor_info()) {
-    if (extra->fully_qualified_name() != nullptr)
-      planned.name = extra->fully_qualified_name()->str();
-  }
+  planned.has_initial_state = tensor.data_buffer_idx > 0;
+  planned.scalar_type = tensor.scalar_type;
+  planned.sizes = tensor.sizes;
+  planned.name = tensor.name;
   const std::string label = TensorLabel(method.name, value_index, planned.name);
 
-  const fb::AllocationDetails& allocation = *tensor.allocation_info();
   Placement& p = planned.placement;
-  p.memory_id = allocation.memory_id();
-  p.offset =
-      static_cast<uint64_t>(allocation.memory_offset_high()) << 32 | allocation.memory_offset_low();
+  p.memory_id = tensor.memory_id;
+  p.offset = tensor.memory_offset;
   Finding invalid = NewFinding(FindingKind::kInvalidTensor);
   invalid.method = method.name;
   invalid.value_index = value_index;
@@ -120,20 +114,17 @@ PlannedTensor ReadPlannedTensor(const MethodLayout& method, uint32_t value_index
   return planned;
 }
 
-MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
+MethodLayout ReadMethodLayout(const MethodTables& plan, size_t index,
                               std::vector<Finding>* findings) {
   MethodLayout method;
   method.name = MethodName(plan, index);
-  method.plan = &plan;
+  method.tables = &plan;
 
   // Entry 0 of non_const_buffer_sizes is reserved; entry i is memory_id i.
-  if (const auto* sizes = plan.non_const_buffer_sizes()) {
-    for (flatbuffers::uoffset_t id = 1; id < sizes->size(); ++id) {
-      // Byte-wise: the FlatBuffers verifier checks a vector's length field
-      // for 4-byte alignment only, so hostile bytes can put these int64s
-      // at 4 mod 8, where a plain load is undefined behaviour.
-      int64_t size = 0;
-      std::memcpy(&size, sizes->Data() + sizeof(int64_t) * id, sizeof size);
+  {
+    const std::vector<int64_t>& sizes = plan.non_const_buffer_sizes;
+    for (uint32_t id = 1; id < sizes.size(); ++id) {
+      const int64_t size = sizes[id];
       if (size >= 0) {
         method.arena_sizes.emplace_back(static_cast<uint64_t>(size));
         continue;
@@ -149,22 +140,19 @@ MethodLayout ReadMethodLayout(const fb::ExecutionPlan& plan, size_t index,
     }
   }
 
-  const auto* values = plan.values();
-  if (values == nullptr) return method;
-  method.value_count = values->size();
-  for (flatbuffers::uoffset_t i = 0; i < values->size(); ++i) {
-    const fb::EValue* value = values->Get(i);
-    const fb::Tensor* tensor = value == nullptr ? nullptr : value->val_as_Tensor();
+  method.value_count = static_cast<uint32_t>(plan.values.size());
+  for (uint32_t i = 0; i < method.value_count; ++i) {
+    const ValueTable& value = plan.values[i];
     // Planned iff it has allocation_info; the runtime allocates
     // DYNAMIC_UNBOUND tensors itself.
-    if (tensor == nullptr || tensor->allocation_info() == nullptr ||
-        tensor->shape_dynamism() == fb::TensorShapeDynamism::DYNAMIC_UNBOUND) {
+    if (value.kind != ValueKind::kTensor || !value.tensor.has_allocation ||
+        value.tensor.shape_dynamism == fields::kDynamicUnbound) {
       continue;
     }
-    method.tensors.push_back(ReadPlannedTensor(method, i, *tensor, findings));
+    method.tensors.push_back(ReadPlannedTensor(method, i, value.tensor, findings));
   }
-  if (const auto* inputs = plan.inputs()) {
-    for (int32_t input : *inputs) {
+  {
+    for (int32_t input : plan.inputs) {
       if (input < 0) continue;
       auto it = std::lower_bound(
           method.tensors.begin(), method.tensors.end(), static_cast<uint32_t>(input),
@@ -191,15 +179,11 @@ const PlannedTensor* MethodLayout::Find(uint32_t value_index) const {
   return it != tensors.end() && it->value_index == value_index ? &*it : nullptr;
 }
 
-std::vector<MethodLayout> ReadMethodLayouts(const fb::Program& program,
+std::vector<MethodLayout> ReadMethodLayouts(const ProgramTables& program,
                                             std::vector<Finding>* findings) {
   std::vector<MethodLayout> methods;
-  if (const auto* plans = program.execution_plan()) {
-    for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
-      if (const fb::ExecutionPlan* plan = plans->Get(i)) {
-        methods.push_back(ReadMethodLayout(*plan, i, findings));
-      }
-    }
+  for (size_t i = 0; i < program.methods.size(); ++i) {
+    methods.push_back(ReadMethodLayout(program.methods[i], i, findings));
   }
   return methods;
 }

@@ -1,6 +1,7 @@
-// MethodLayout: one method's planned tensors and arenas, read from the
-// verified program exactly as the ExecuTorch loader reads them, with every
-// number checked (findings for the ones the loader would refuse).
+// MethodLayout: one method's planned tensors and arenas, taken from the
+// program's tables (program_reader.h) exactly as the ExecuTorch loader
+// reads them, with every number checked (findings for the ones the loader
+// would refuse).
 #ifndef PTESHARE_RUNTIME_CHECK_METHOD_LAYOUT_H_
 #define PTESHARE_RUNTIME_CHECK_METHOD_LAYOUT_H_
 
@@ -9,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "program_generated.h"
 #include "runtime_check/alias_check.h"
+#include "runtime_check/program_tables.h"
 
 namespace pteshare::runtime_check::internal {
 
@@ -41,9 +42,9 @@ struct PlannedTensor {
 
 struct MethodLayout {
   std::string name;
-  /// The method in the verified program (its instructions, for the alias
+  /// The method's tables (its values and instructions, for the alias
   /// evidence); never null in a layout ReadMethodLayouts made.
-  const fb::ExecutionPlan* plan = nullptr;
+  const MethodTables* tables = nullptr;
   uint32_t value_count = 0;
   /// arena_sizes[i]: size of memory_id i + 1; nullopt when the stored size
   /// is negative (a finding).
@@ -58,8 +59,9 @@ struct MethodLayout {
 };
 
 /// Reads every method of `program` in order; appends a finding for each
-/// number the loader would refuse and for each tensor past its arena.
-std::vector<MethodLayout> ReadMethodLayouts(const fb::Program& program,
+/// number the loader would refuse and for each tensor past its arena. The
+/// layouts point into `program`, which must outlive them.
+std::vector<MethodLayout> ReadMethodLayouts(const ProgramTables& program,
                                             std::vector<Finding>* findings);
 
 /// Names unnamed (or renames) planned tensors as the caller asked; a

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "loader_facts.h"
+
 #include "runtime_check/alias_evidence.h"
 #include "runtime_check/findings.h"
 
@@ -234,26 +236,25 @@ void CheckSharingCaveats(const std::vector<MethodLayout>& methods,
         with_state.push_back(o.method);
       }
     }
-    if (with_state.size() >= 2) {
+    if (loader::StateRecopiedOnLoad(with_state.size())) {
       Finding finding = NewFinding(FindingKind::kInitialStateInSeveralMethods);
       finding.name = group.name;
       finding.actual = with_state.size();
       finding.message = "shared buffer " + group.name + " has an initial state in " +
                         std::to_string(with_state.size()) + " methods (" +
-                        MethodList(methods, with_state) +
-                        "): loading any of them copies it over the shared memory";
+                        MethodList(methods, with_state) + "): " + loader::kStateRecopiedOnLoad;
       findings->push_back(std::move(finding));
     }
     const Placement& placement = TensorOf(methods, group.occurrences.front()).placement;
-    if (placement.memory_id > 2) {
+    if (loader::ModuleLeavesArenaUnshared(placement.memory_id)) {
       Finding finding = NewFinding(FindingKind::kArenaNotSharedByModule);
       finding.name = group.name;
       finding.placement = placement;
       finding.actual = placement.memory_id;
       finding.message = "shared buffer " + group.name + " is in arena " +
-                        std::to_string(placement.memory_id) +
-                        ": ExecuTorch's Module(share_memory_arenas=true) shares arenas 1 and 2 "
-                        "only, so the application must bind this arena itself";
+                        std::to_string(placement.memory_id) + ": " +
+                        loader::kModuleSharesArenasOneAndTwo +
+                        ", so the application must bind this arena itself";
       findings->push_back(std::move(finding));
     }
   }

@@ -16,18 +16,11 @@
 #include <cstring>
 #include <string>
 
+#include "bundle_header.h"
 #include "bundled_program_generated.h"
+#include "verify_bounded.h"
 
 namespace pteshare::bundle {
-
-/// The bundle's layout constants, with their meaning, in one place.
-struct BundleConstants {
-  static constexpr size_t kIdentifierOffset = 4;  // after the root offset
-  static constexpr size_t kMinimumSize = 8;       // root offset + identifier
-  /// The schema's force_align of `program`: the program's own aligned data
-  /// (constant buffers, 16) stays aligned only if its start is.
-  static constexpr size_t kProgramAlignment = 32;
-};
 
 /// A verified bundle and the place of its program, as offsets from the
 /// bundle's first byte.
@@ -39,14 +32,6 @@ struct BundleContents {
   size_t test_cases = 0;  // over all suites
 };
 
-/// Whether bytes [4, 8) say BP08: the first thing checked, so a reader can
-/// tell a bundle from its first bytes.
-inline bool HasBundleIdentifier(const uint8_t* bytes, size_t size) {
-  return size >= BundleConstants::kMinimumSize &&
-         std::memcmp(bytes + BundleConstants::kIdentifierOffset, BundledProgramIdentifier(), 4) ==
-             0;
-}
-
 /// Verifies the bundle [bytes, bytes + size) and finds its program. On
 /// failure returns false with `*problem` saying what is wrong and with which
 /// numbers (one line, no file name).
@@ -56,18 +41,12 @@ inline bool LocateBundledProgram(const uint8_t* bytes, size_t size, BundleConten
     *problem = "not a bundled program: identifier at byte 4 is not 'BP08'";
     return false;
   }
-  // The verifier refuses (and asserts on) buffers of 2 GiB and more.
-  if (size >= FLATBUFFERS_MAX_BUFFER_SIZE) {
-    *problem = "bundled program of " + std::to_string(size) +
-               " bytes is beyond the FlatBuffers limit of " +
-               std::to_string(FLATBUFFERS_MAX_BUFFER_SIZE) + " bytes";
+  if (size >= verify_bounded::kMaxBufferSize) {
+    *problem = "bundled program of " + std::to_string(size) + " bytes is beyond " +
+               verify_bounded::LimitText();
     return false;
   }
-  // Every table takes at least 4 bytes: this never refuses a real bundle and
-  // keeps a hostile one from making the verifier run for long.
-  const auto max_tables = static_cast<flatbuffers::uoffset_t>(size / 4 + 64);
-  flatbuffers::Verifier verifier(bytes, size, /*max_depth=*/64, max_tables);
-  if (!VerifyBundledProgramBuffer(verifier)) {
+  if (!verify_bounded::Verify(bytes, size, VerifyBundledProgramBuffer)) {
     *problem = "bundled program: the bundle's flatbuffer [0, " + std::to_string(size) +
                ") fails FlatBuffers verification (corrupt offsets or truncated tables)";
     return false;

@@ -1,12 +1,12 @@
 // How many bytes a tensor occupies, computed exactly as the ExecuTorch
 // loader does: product(sizes) x element size. Shared by rewriter/ and
-// runtime_check/ (C++17, header-only, no allocation, no exceptions).
+// runtime_check/ (C++17, header-only, no allocation, no exceptions, no
+// dependency: it reads the sizes through a template, so the generated
+// fb::Tensor and runtime_check's own tables both fit).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-
-#include "program_generated.h"
 
 namespace pteshare::fb {
 
@@ -65,18 +65,20 @@ struct Nbytes {
 };
 
 /// product(sizes) x element size, checked for negative sizes and overflow.
-/// A tensor without sizes is a scalar (one element).
-inline Nbytes TensorNbytes(const Tensor& tensor) {
+/// `sizes` (anything with size() and operator[], or null: a scalar, one
+/// element) as stored; an empty list is a scalar too.
+template <typename Sizes>
+Nbytes NbytesOf(int8_t scalar_type, const Sizes* sizes) {
   Nbytes result;
-  const size_t element = ElementSize(static_cast<int8_t>(tensor.scalar_type()));
+  const size_t element = ElementSize(scalar_type);
   if (element == 0) {
     result.status = NbytesStatus::kUnknownScalarType;
     return result;
   }
   uint64_t bytes = element;
-  if (const auto* sizes = tensor.sizes()) {
-    for (flatbuffers::uoffset_t i = 0; i < sizes->size(); ++i) {
-      int32_t dim = sizes->Get(i);
+  if (sizes != nullptr) {
+    for (uint32_t i = 0; i < static_cast<uint32_t>(sizes->size()); ++i) {
+      const int32_t dim = (*sizes)[i];
       if (dim < 0) {
         result.status = NbytesStatus::kNegativeDimension;
         result.bad_dimension = dim;
@@ -91,6 +93,12 @@ inline Nbytes TensorNbytes(const Tensor& tensor) {
   }
   result.bytes = bytes;
   return result;
+}
+
+/// The same for a generated fb::Tensor.
+template <typename GeneratedTensor>
+Nbytes TensorNbytes(const GeneratedTensor& tensor) {
+  return NbytesOf(static_cast<int8_t>(tensor.scalar_type()), tensor.sizes());
 }
 
 }  // namespace pteshare::fb

@@ -10,7 +10,7 @@
 
 #include "rewriter/instruction_effects.h"
 #include "rewriter/open_program.h"
-#include "rewriter/wire.h"
+#include "wire.h"
 #include "tests/test_support.h"
 
 namespace pteshare {

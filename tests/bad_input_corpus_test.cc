@@ -24,6 +24,7 @@
 #include "tests/bad_inputs/bad_input_cases.h"
 #include "tests/builder/operators.h"
 #include "tests/builder/spec_helpers.h"
+#include "tests/fuzz/block_plan_properties.h"
 #include "tests/fuzz/plan_properties.h"
 #include "tests/fuzz/read_program_properties.h"
 #include "tests/fuzz/rewrite_properties.h"
@@ -282,6 +283,7 @@ TEST_P(FuzzerFinds, NoCommandCrashesOrWrites) {
   const std::vector<std::pair<const char*, Property>> properties = {
       {"fuzz_read_program", fuzz::CheckReadProgram},
       {"fuzz_plan", fuzz::CheckPlan},
+      {"fuzz_plan (blocks)", fuzz::CheckBlockPlan},
       {"fuzz_runtime_check", fuzz::CheckRuntimeCheck},
       {"fuzz_rewrite", fuzz::CheckRewrite}};
   for (const auto& [target, check] : properties) {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 #include "tests/builder/spec_helpers.h"
 #include "tests/rewrite_fixtures.h"
 

@@ -8,7 +8,7 @@
 
 #include "rewriter/appended_tables.h"
 #include "rewriter/rewrite_check.h"
-#include "rewriter/wire.h"
+#include "wire.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {

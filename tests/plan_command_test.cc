@@ -147,7 +147,7 @@ TEST(PlanCommand, ShowsLowerBoundAndWhatEachStrategyGivesPerArena) {
   std::string file = Synth(dir, "llm.pte", {});
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
-  EXPECT_TRUE(Contains(out.out, "plan (strategy best, alignment 256)")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "plan (strategy best, layout front, alignment 256)")) << out.out;
   EXPECT_TRUE(Contains(out.out,
                        "arena 1 CPU     425,984 -> 409,600 bytes (-16,384), front 131,072; LB "
                        "409,600, relocate 425,984, replan 409,600 -> replan"))

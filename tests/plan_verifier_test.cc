@@ -42,9 +42,10 @@ class PlanVerifierTest : public ::testing::Test {
   std::string OnlyInvariant() {
     std::vector<PlanViolation> v = Violations();
     if (v.empty()) return "none";
-    std::string first = v[0].invariant;
+    std::string first = InvariantName(v[0].invariant);
     for (const PlanViolation& x : v) {
-      if (x.invariant != first) return "several: " + first + " and " + x.invariant;
+      if (InvariantName(x.invariant) != first)
+        return "several: " + first + " and " + InvariantName(x.invariant);
     }
     return first;
   }
@@ -64,7 +65,7 @@ TEST_F(PlanVerifierTest, SharedBufferOffItsSlotInOneMethod) {
   Move(1, 0).after.offset += 16;  // decode's k one alignment step off
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I1");
+  EXPECT_EQ(v[0].invariant, Invariant::kSharedPlacement);
   EXPECT_EQ(
       v[0].message,
       "method decode, value 0 ('k'): placed at arena 1 [16, 80), its slot is arena 1 [0, 64)");
@@ -81,7 +82,7 @@ TEST_F(PlanVerifierTest, OverlappingPairLosesItsRelativeOffset) {
   Move(0, 4).after.offset += 64;  // the lifetime-disjoint reuse of [0,64) shifts, aligned
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_EQ(v[0].invariant, Invariant::kOverlapsKept);
   EXPECT_EQ(v[0].message,
             "method prefill: values 0 and 4 overlapped at relative offset 0 and now sit at -64");
 }
@@ -90,7 +91,7 @@ TEST_F(PlanVerifierTest, DisjointTensorsMadeToOverlap) {
   Move(0, 3).after.offset = Move(0, 0).after.offset;  // 256 -> 128: onto value 0
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_EQ(v[0].invariant, Invariant::kOverlapsKept);
   EXPECT_NE(v[0].message.find("now overlap in arena 1; they did not in the input"),
             std::string::npos)
       << v[0].message;
@@ -107,7 +108,7 @@ TEST_F(PlanVerifierTest, AlignmentLost) {
   Move(0, 3).after.offset -= 8;  // 256 -> 248: unaligned (and onto value 0: I3 too)
   std::vector<PlanViolation> v = Violations();
   bool found = std::any_of(v.begin(), v.end(), [](const PlanViolation& x) {
-    return x.invariant == "I4" &&
+    return x.invariant == Invariant::kFitsAndAligned &&
            x.message == "method prefill, value 3: offset 248 loses the alignment 16";
   });
   EXPECT_TRUE(found);
@@ -115,7 +116,7 @@ TEST_F(PlanVerifierTest, AlignmentLost) {
 
 TEST_F(PlanVerifierTest, TensorChangesArena) {
   Move(0, 3).after.memory_id = 2;
-  EXPECT_EQ(Violations()[0].invariant, "I5");
+  EXPECT_EQ(Violations()[0].invariant, Invariant::kSameShape);
 }
 
 TEST_F(PlanVerifierTest, TensorMissingFromThePlan) {
@@ -141,7 +142,7 @@ TEST_F(PlanVerifierTest, MisalignedFrontSlot) {
   input_.plan.fronts[0].slots[1].offset = 72;
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I4");
+  EXPECT_EQ(v[0].invariant, Invariant::kFitsAndAligned);
 }
 
 // Full I3 with lifetimes, on a replanned program with instructions:
@@ -197,14 +198,14 @@ TEST_F(LiveOverlapTest, ReplanReusesBytesOfTensorsThatAreNeverLiveTogether) {
   EXPECT_EQ(m.arena_sizes_after, (std::vector<uint64_t>{192}));
   EXPECT_TRUE(Move(3).after.offset == Move(0).after.offset ||
               Move(3).after.offset == Move(1).after.offset);
-  EXPECT_EQ(m.arena_strategies, (std::vector<std::string>{"replan"}));
+  EXPECT_EQ(m.arena_strategies, (std::vector<Strategy>{Strategy::kReplan}));
 }
 
 TEST_F(LiveOverlapTest, TensorsLiveTogetherMadeToOverlap) {
   Move(2).after.offset = Move(1).after.offset;  // b onto a; both live at 1
   std::vector<PlanViolation> v = Violations();
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_EQ(v[0].invariant, Invariant::kOverlapsKept);
   const uint64_t at = Move(1).after.offset;
   EXPECT_EQ(v[0].message, "method forward: values 1 [" + std::to_string(at) + ", " +
                               std::to_string(at + 64) + ") live [0, 1] and 2 [" +
@@ -221,7 +222,7 @@ TEST_F(LiveOverlapTest, InPlaceAliasLosesItsRelativeOffset) {
   input_.plan.methods[0].arena_sizes_after[0] += 64;
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I3");
+  EXPECT_EQ(v[0].invariant, Invariant::kOverlapsKept);
   EXPECT_NE(v[0].message.find("in the input they overlapped at relative offset 0, now -16"),
             std::string::npos)
       << v[0].message;
@@ -231,22 +232,23 @@ TEST_F(LiveOverlapTest, TensorsNeverLiveTogetherMayShareBytes) {
   // a [0,1] and the group of c and d [2,3] may share bytes, though they
   // did not in the input: put the group exactly on a.
   Move(3).after.offset = Move(4).after.offset = Move(1).after.offset;
-  for (const PlanViolation& v : Violations()) ADD_FAILURE() << v.invariant << ": " << v.message;
+  for (const PlanViolation& v : Violations())
+    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
 }
 
 TEST_F(LiveOverlapTest, ReplanMayMoveTensorsOfAnArenaWithoutFrontButRelocateMayNot) {
   EXPECT_TRUE(Violations().empty());
-  input_.plan.strategy = "relocate";
+  input_.plan.strategy = Strategy::kRelocate;
   std::vector<PlanViolation> v = Violations();
   ASSERT_FALSE(v.empty());
-  EXPECT_EQ(v[0].invariant, "I5");
+  EXPECT_EQ(v[0].invariant, Invariant::kSameShape);
 }
 
 TEST_F(LiveOverlapTest, ReplanLargerThanRelocate) {
   input_.plan.methods[0].arena_sizes_after[0] = 512;
   std::vector<PlanViolation> v = Violations();
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, "I6");
+  EXPECT_EQ(v[0].invariant, Invariant::kNoGrowth);
   EXPECT_EQ(v[0].message,
             "method forward: arena 1 takes 512 bytes with replan, more than relocate's 256");
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "tests/plot_svg_checks.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -13,20 +14,15 @@ namespace {
 
 using testing::CommandOutput;
 using testing::Contains;
+using testing::Count;
 using testing::ReadFileBytes;
 using testing::RunTool;
 using testing::TempDir;
+using testing::WithoutZoomPanels;
+using testing::XmlProblem;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
   return testing::SynthLlm(dir.path(), name, std::move(args));
-}
-
-size_t Count(const std::string& text, const std::string& part) {
-  size_t count = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 /// What `pteshare plot` says it drew: "(4 panels, 136 tensor rectangles,
@@ -60,77 +56,6 @@ size_t PlannedTensors(const std::string& file) {
   return total;
 }
 
-/// A small XML well-formedness check (what the SVG needs): every tag is
-/// closed in order, attribute values are quoted, '<' never appears in text
-/// or values, and every '&' starts one of the five entities or a character
-/// reference. Returns an empty string or what is wrong and where.
-std::string XmlProblem(const std::string& xml) {
-  std::vector<std::string> open;
-  auto entity_ok = [&](size_t at) {
-    static const std::regex entity("&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);");
-    return std::regex_search(xml.begin() + at, xml.begin() + std::min(xml.size(), at + 12), entity,
-                             std::regex_constants::match_continuous);
-  };
-  size_t i = 0;
-  bool root_seen = false;
-  while (i < xml.size()) {
-    if (xml[i] == '&' && !entity_ok(i)) return "bad entity at " + std::to_string(i);
-    if (xml[i] != '<') {
-      if (open.empty() && !std::isspace(static_cast<unsigned char>(xml[i]))) {
-        return "text outside the root at " + std::to_string(i);
-      }
-      ++i;
-      continue;
-    }
-    if (xml.compare(i, 4, "<!--") == 0 || xml.compare(i, 2, "<?") == 0) {
-      const std::string close = xml.compare(i, 4, "<!--") == 0 ? "-->" : "?>";
-      size_t end = xml.find(close, i);
-      if (end == std::string::npos) return "unclosed comment or declaration";
-      i = end + close.size();
-      continue;
-    }
-    const bool closing = xml.compare(i, 2, "</") == 0;
-    size_t j = i + (closing ? 2 : 1);
-    size_t name_start = j;
-    while (j < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[j])) || xml[j] == '-' ||
-                              xml[j] == ':' || xml[j] == '_')) {
-      ++j;
-    }
-    const std::string name = xml.substr(name_start, j - name_start);
-    if (name.empty()) return "tag without a name at " + std::to_string(i);
-    // Attributes: name="value".
-    for (;;) {
-      while (j < xml.size() && std::isspace(static_cast<unsigned char>(xml[j]))) ++j;
-      if (j >= xml.size()) return "unterminated tag <" + name;
-      if (xml[j] == '>' || xml.compare(j, 2, "/>") == 0) break;
-      if (closing) return "attribute in closing tag </" + name;
-      size_t eq = xml.find('=', j);
-      if (eq == std::string::npos || xml[eq + 1] != '"') {
-        return "unquoted attribute in <" + name + " at " + std::to_string(j);
-      }
-      size_t value_end = xml.find('"', eq + 2);
-      if (value_end == std::string::npos) return "unterminated attribute in <" + name;
-      for (size_t k = eq + 2; k < value_end; ++k) {
-        if (xml[k] == '<') return "'<' in an attribute of <" + name;
-        if (xml[k] == '&' && !entity_ok(k)) return "bad entity in an attribute of <" + name;
-      }
-      j = value_end + 1;
-    }
-    const bool self_closing = xml[j] == '/';
-    i = j + (self_closing ? 2 : 1);
-    if (closing) {
-      if (open.empty() || open.back() != name) return "</" + name + "> closes nothing open";
-      open.pop_back();
-    } else if (!self_closing) {
-      if (open.empty() && root_seen) return "a second root <" + name + ">";
-      root_seen = true;
-      open.push_back(name);
-    }
-  }
-  if (!open.empty()) return "<" + open.back() + "> is never closed";
-  return root_seen ? "" : "no root element";
-}
-
 /// xmllint's verdict on `path` when it is installed (libxml2-utils); the
 /// tests that need it skip without it.
 bool HaveXmllint() { return std::system("xmllint --version > /dev/null 2>&1") == 0; }
@@ -150,8 +75,10 @@ TEST(PlotCommand, BeforeOnlyWithoutSharesHasOneRectanglePerPlannedTensor) {
   CommandOutput out = RunTool("pteshare", {"plot", file, "-o", svg_path});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Contains(out.out, "wrote " + svg_path)) << out.out;
-  std::string svg = ReadFileBytes(svg_path);
-  EXPECT_EQ(XmlProblem(svg), "");
+  const std::string whole = ReadFileBytes(svg_path);
+  EXPECT_EQ(XmlProblem(whole), "");
+  // The full panels (a zoom panel draws some tensors a second time).
+  const std::string svg = WithoutZoomPanels(whole);
   // Every planned tensor is drawn once: as its own rectangle, or (scalars
   // and other tensors under a pixel) in the density shade.
   const Drawn drawn = ParseSummary(out.out);
@@ -177,8 +104,9 @@ TEST(PlotCommand, ShareAutoDrawsBeforeAndAfterWithTheFrontRegion) {
   std::string svg_path = (dir / "layout.svg").string();
   CommandOutput out = RunTool("pteshare", {"plot", file, "--share-auto", "-o", svg_path});
   ASSERT_EQ(out.exit_status, 0) << out.err;
-  std::string svg = ReadFileBytes(svg_path);
-  EXPECT_EQ(XmlProblem(svg), "");
+  const std::string whole = ReadFileBytes(svg_path);
+  EXPECT_EQ(XmlProblem(whole), "");
+  const std::string svg = WithoutZoomPanels(whole);
   const Drawn drawn = ParseSummary(out.out);
   EXPECT_EQ(Count(svg, "<rect class=\"tensor"), drawn.rectangles);
   EXPECT_EQ(drawn.rectangles + drawn.aggregated, 2 * PlannedTensors(file));
@@ -189,7 +117,7 @@ TEST(PlotCommand, ShareAutoDrawsBeforeAndAfterWithTheFrontRegion) {
   EXPECT_TRUE(Contains(svg, ">decode - arena 1 (CPU) - after</text>"));
   EXPECT_TRUE(Contains(svg, "before and after the plan (strategy "));
   // 2 layers x (k, v) caches in 2 methods, before and after.
-  EXPECT_EQ(Count(svg, "class=\"tensor shared\""), 16u);
+  EXPECT_EQ(Count(svg, "class=\"tensor shared"), 16u);
   EXPECT_TRUE(Contains(svg, "<title>value 22 layers.0.attention.kv_cache.k_cache\nshared buffer"))
       << svg.substr(0, 3000);
 }

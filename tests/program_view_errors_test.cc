@@ -4,7 +4,7 @@
 
 #include "rewriter/program_view.h"
 #include "rewriter/pte_layout.h"
-#include "rewriter/wire.h"
+#include "wire.h"
 #include "tests/builder/fixed_layout.h"
 #include "tests/builder/program_builder.h"
 
@@ -89,7 +89,7 @@ TEST(ProgramViewErrors, SegmentPastTheEndOfTheFile) {
 }
 
 TEST(ProgramViewErrors, ReadsOffsetsAboveFourGibAsSixtyFourBits) {
-  // memory_offset_high is never set by real exporters (pte-format.md); a
+  // memory_offset_high is never set by real exporters (docs/format.md); a
   // >4 GiB placement must still read as one 64-bit offset.
   const uint64_t offset = (uint64_t{5} << 32) + 4096;
   std::vector<uint8_t> bytes = Build(builder::FixedLayoutSpec(

@@ -77,7 +77,7 @@ TEST(ProgramView, ReadsTheLargestCorpusOffset) {
 
 TEST(ProgramView, RecordsWhichAllocationFieldsAreStored) {
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  // pte-format.md: memory_offset_high is absent everywhere, and
+  // docs/format.md: memory_offset_high is absent everywhere, and
   // memory_offset_low is absent exactly where the offset is 0. Counted over
   // every program the manifest lists (the programs inside bundles are not
   // counted there).

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "rewriter/wire.h"
+#include "wire.h"
 #include "tests/rewrite_fixtures.h"
 #include "tests/test_support.h"
 

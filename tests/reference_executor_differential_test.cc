@@ -111,7 +111,7 @@ std::string CheckRewrite(const Subject& subject, const StrategyCase& strategy) {
   Result<PlanInput> planned = MakePlan(input->view, subject.request, options);
   if (!planned.ok()) return where + "plan: " + planned.error().message;
   for (const PlanViolation& v : VerifyPlan(input->view, planned->shared, planned->plan)) {
-    return where + "verifier: " + v.invariant + " " + v.message;
+    return where + "verifier: " + InvariantName(v.invariant) + " " + v.message;
   }
   Result<std::vector<uint8_t>> rewritten =
       RewriteWithPatcher(subject.bytes, input->view, planned->plan);

@@ -22,7 +22,7 @@ PlanInput PlanOk(const ProgramView& view, ShareRequest request, uint64_t alignme
   EXPECT_TRUE(input.ok()) << input.error().message;
   if (!input.ok()) return {};
   for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
-    ADD_FAILURE() << v.invariant << ": " << v.message;
+    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
   }
   return std::move(input).value();
 }

@@ -94,7 +94,7 @@ PlanInput PlanOk(const ProgramView& view, const ShareRequest& request, Strategy 
   EXPECT_TRUE(input.ok()) << input.error().message;
   if (!input.ok()) return {};
   for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
-    ADD_FAILURE() << v.invariant << ": " << v.message;
+    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
   }
   return std::move(input).value();
 }
@@ -117,7 +117,7 @@ TEST(Replan, ShrinksAWastefulInputToItsLowerBound) {
   EXPECT_EQ(prefill.arena_sizes_replan, (std::vector<std::optional<uint64_t>>{192}));
   EXPECT_EQ(prefill.arena_lower_bounds, (std::vector<uint64_t>{192}));
   EXPECT_EQ(prefill.arena_sizes_after, (std::vector<uint64_t>{192}));
-  EXPECT_EQ(prefill.arena_strategies, (std::vector<std::string>{"replan"}));
+  EXPECT_EQ(prefill.arena_strategies, (std::vector<Strategy>{Strategy::kReplan}));
   // x and b never live together: one of them reuses the other's bytes... and
   // so do a and c.
   EXPECT_EQ(MoveOf(input.plan, 0, 0).after.offset, MoveOf(input.plan, 0, 2).after.offset);
@@ -308,8 +308,8 @@ TEST(Replan, SharedBufferMovedToATensorOutsideItKeepsRelocate) {
   auto p = testing::Load(spec);
   ASSERT_TRUE(p);
   PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
-  EXPECT_EQ(input.plan.methods[1].arena_strategies, (std::vector<std::string>{"relocate"}));
-  EXPECT_EQ(input.plan.methods[0].arena_strategies, (std::vector<std::string>{"replan"}));
+  EXPECT_EQ(input.plan.methods[1].arena_strategies, (std::vector<Strategy>{Strategy::kRelocate}));
+  EXPECT_EQ(input.plan.methods[0].arena_strategies, (std::vector<Strategy>{Strategy::kReplan}));
   ASSERT_FALSE(input.plan.warnings.empty());
   EXPECT_EQ(input.plan.warnings.back(),
             "method decode: arena 1 keeps relocate's layout: method decode, value 3 aliases "

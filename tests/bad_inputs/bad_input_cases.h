@@ -254,7 +254,7 @@ inline std::vector<BadInput> GeneratedCases() {
       {"program_size_low", 16, U},
       {"program_size_high", 23, U},
       // Segments one byte lower: still inside the file, only a data check
-      // could notice (pte-format.md: the loader does not).
+      // could notice (docs/format.md: the loader does not).
       {"segment_base_low", 24, Expect::kValid},
       {"segment_base_high", 31, U},
       {"segment_data_size_high", 39, U},

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/block_csv.h"
-#include "rewriter/block_lower_bound.h"
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/csv.h"
+#include "rewriter/blockplan/lower_bound.h"
+#include "rewriter/blockplan/planner.h"
 
 namespace pteshare {
 namespace {

@@ -132,7 +132,7 @@ Result<PlanInput> PlanVerified(const ProgramView& view, Strategy strategy) {
   if (!input->plan.limit_misses.empty()) return Error{input->plan.limit_misses.front()};
   std::vector<PlanViolation> violations = VerifyPlan(view, input->shared, input->plan);
   if (!violations.empty()) {
-    return Error{"plan violates " + violations.front().invariant + ": " +
+    return Error{"plan violates " + InvariantName(violations.front().invariant) + ": " +
                  violations.front().message};
   }
   return input;
@@ -475,8 +475,9 @@ const bool registered = [] {
   // The whole rewrite as `pteshare rewrite` runs it by default (best) and
   // as the library defaults to (relocate).
   for (Strategy strategy : {Strategy::kRelocate, Strategy::kBest}) {
-    auto* b = benchmark::RegisterBenchmark(("Rewrite/copy_o/" + StrategyName(strategy)).c_str(),
-                                           BM_RewriteCopy, strategy);
+    auto* b = benchmark::RegisterBenchmark(
+        (std::string("Rewrite/copy_o/") + StrategyName(strategy)).c_str(), BM_RewriteCopy,
+        strategy);
     for (int64_t n : layers) b->Arg(n);
     b->ArgName("layers")->Unit(benchmark::kMillisecond)->UseRealTime();
   }

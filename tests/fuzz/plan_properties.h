@@ -36,7 +36,7 @@ inline void PlanAndVerify(const ProgramView& view, const ShareRequest& request,
   std::vector<PlanViolation> violations = VerifyPlan(view, input->shared, plan);
   if (!violations.empty()) {
     Fail("MakePlan returned a plan that fails VerifyPlan (" + Describe(request, options) +
-         "): " + violations.front().invariant + " " + violations.front().message);
+         "): " + InvariantName(violations.front().invariant) + " " + violations.front().message);
   }
   // A given alignment never lowers a moved tensor's (up to the input's).
   const uint64_t input_alignment = DetectAlignment(view);

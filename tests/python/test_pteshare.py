@@ -55,8 +55,8 @@ def corpus_files(extension):
             if row["file"].endswith(extension) and int(row["bytes"]) <= CORPUS_MAX_BYTES]
 
 
-def flags(share=None, share_auto=False, names=None, strategy=None, arena_limits=None,
-          write_names=False):
+def flags(share=None, share_auto=False, names=None, strategy=None, layout=None,
+          arena_limits=None, write_names=False):
     """The CLI flags for the module's keyword arguments."""
     out = []
     for name in [share] if isinstance(share, str) else share or []:
@@ -68,6 +68,8 @@ def flags(share=None, share_auto=False, names=None, strategy=None, arena_limits=
         out += ["--name", f"{key}={name}"]
     if strategy:
         out += ["--strategy", strategy]
+    if layout:
+        out += ["--layout", layout]
     for memory_id, limit in (arena_limits or {}).items():
         out += ["--arena-limit", f"{memory_id}={limit}"]
     if write_names:
@@ -120,6 +122,7 @@ class PteshareTest(unittest.TestCase):
         self.expect_rewrite_parity(self.llm, names={"prefill:22": "k0", ("decode", 22): "k0"},
                                    share=["k0"])
         self.expect_rewrite_parity(self.llm)  # replan only
+        self.expect_rewrite_parity(self.llm, share_auto=True, layout="arena")
 
     def test_rewritten_bytes_verify_and_rewrite_again_to_themselves(self):
         rewritten, report = pteshare.rewrite(self.llm.read_bytes(), share_auto=True)
@@ -169,6 +172,7 @@ class PteshareTest(unittest.TestCase):
             ("plan", self.llm, {"share_auto": True}),
             ("plan", self.named, {"share_auto": True, "strategy": "relocate"}),
             ("plan", self.llm, {"arena_limits": {1: 1 << 30}}),
+            ("plan", self.llm, {"share_auto": True, "layout": "arena"}),
             ("verify", shared, {}),
             ("verify", self.llm, {"share_auto": True}),
             ("verify", self.llm, {"names": {"prefill:22": "k0", "decode:22": "k0"},
@@ -258,6 +262,8 @@ class PteshareTest(unittest.TestCase):
             pteshare.rewrite(self.llm.read_bytes(), output="x.pte")
         with self.assertRaises(pteshare.BadInputError):
             pteshare.plan(self.llm, strategy="fastest")
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plan(self.llm, layout="back")
         with self.assertRaises(pteshare.BadInputError):
             pteshare.plan(self.llm, names={"prefill": "k0"})
         with self.assertRaises(pteshare.BadInputError):

@@ -7,11 +7,14 @@
 #
 # Installed layout (under CMAKE_INSTALL_PREFIX):
 #   bin/pteshare, bin/pte-synth, bin/pteshare-selfcheck
-#   lib/libpteshare_runtime_check.a, lib/libpteshare_rewriter.a
-#   include/pteshare/runtime_check/*.h      (#include "runtime_check/alias_check.h")
+#   lib/libpteshare_runtime_check.a
+#   include/pteshare/runtime_check/alias_check.h (#include "runtime_check/alias_check.h";
+#                                                 C++17, standard library only)
+#   lib/libpteshare_rewriter.a, lib/libpteshare_blockplan.a (full build)
 #   include/pteshare/rewriter/rewrite.h and the headers it includes
 #                                           (#include "rewriter/rewrite.h")
-#   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h
+#   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h,
+#     pte_header.h, wire.h        (pteshare::schema; not in the checker-only build)
 #   lib/cmake/pteshare/pteshareConfig.cmake (+ Version, Targets, pteshare_rewrite.cmake)
 #   the Python module in PTESHARE_PYTHON_INSTALL_DIR (python/CMakeLists.txt)
 # `cmake --install BUILD --strip` installs the programs stripped (README).
@@ -25,54 +28,69 @@ set(PTESHARE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/pteshare)
 
 # The build tree's include directories are BUILD_INTERFACE only; these are
 # what the same targets mean once installed.
-target_include_directories(pteshare_schema INTERFACE
-  $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
 target_include_directories(pteshare_runtime_check INTERFACE
   $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
-target_include_directories(pteshare_rewriter INTERFACE
-  $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
-# Exported as pteshare::runtime_check, pteshare::rewriter and pteshare::schema.
+# Exported as pteshare::runtime_check and (full build) pteshare::rewriter,
+# pteshare::schema, and the two libraries the rewriter links.
 set_target_properties(pteshare_runtime_check PROPERTIES EXPORT_NAME runtime_check)
-set_target_properties(pteshare_rewriter PROPERTIES EXPORT_NAME rewriter)
-set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
+set(_pteshare_libraries pteshare_runtime_check)
+if(TARGET pteshare_rewriter)
+  foreach(_target pteshare_schema pteshare_rewriter)
+    target_include_directories(${_target} INTERFACE
+      $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
+  endforeach()
+  set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
+  set_target_properties(pteshare_rewriter PROPERTIES EXPORT_NAME rewriter)
+  set_target_properties(pteshare_blockplan PROPERTIES EXPORT_NAME blockplan)
+  set_target_properties(pteshare_result PROPERTIES EXPORT_NAME result)
+  list(APPEND _pteshare_libraries pteshare_schema pteshare_rewriter pteshare_blockplan
+       pteshare_result)
+endif()
 if(PTESHARE_SANITIZE)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
   target_link_options(pteshare_runtime_check INTERFACE
     $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
-  target_link_options(pteshare_rewriter INTERFACE
-    $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  if(TARGET pteshare_rewriter)
+    target_link_options(pteshare_rewriter INTERFACE
+      $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  endif()
 endif()
 
-set(_pteshare_programs pteshare)
-foreach(_program pte-synth pteshare-selfcheck)
+set(_pteshare_programs)
+foreach(_program pteshare pte-synth pteshare-selfcheck)
   if(TARGET ${_program})
     list(APPEND _pteshare_programs ${_program})
   endif()
 endforeach()
 
-install(TARGETS ${_pteshare_programs} pteshare_runtime_check pteshare_rewriter pteshare_schema
+install(TARGETS ${_pteshare_programs} ${_pteshare_libraries}
   EXPORT pteshareTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-file(GLOB _pteshare_runtime_check_headers ${PROJECT_SOURCE_DIR}/runtime_check/*.h)
-install(FILES ${_pteshare_runtime_check_headers}
+# The checker's public header only; the rest of runtime_check/ is internal.
+install(FILES ${PROJECT_SOURCE_DIR}/runtime_check/alias_check.h
   DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/runtime_check)
-# The rewriter's public headers: rewrite.h (the pipeline) and what it
-# includes, nothing else (tests/consumer builds against these alone).
-set(_pteshare_rewriter_public_headers
-  bundle.h lifetimes.h open_program.h patcher.h plan.h plan_verifier.h planner.h
-  program_view.h pte_file.h pte_layout.h replan.h result.h rewrite.h shared_buffers.h)
-list(TRANSFORM _pteshare_rewriter_public_headers PREPEND ${PROJECT_SOURCE_DIR}/rewriter/)
-install(FILES ${_pteshare_rewriter_public_headers}
-  DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter)
-install(FILES
-    ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
-    ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h
-    ${PROJECT_SOURCE_DIR}/schema/tensor_nbytes.h
-  DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})
+if(TARGET pteshare_rewriter)
+  # The rewriter's public headers: rewrite.h (the pipeline) and what it
+  # includes, nothing else (tests/consumer builds against these alone).
+  set(_pteshare_rewriter_public_headers
+    bundle.h layout_costs.h lifetimes.h memory_cost.h open_program.h patcher.h plan.h
+    plan_verifier.h planner.h program_view.h pte_file.h pte_layout.h replan.h result.h
+    rewrite.h shared_buffers.h)
+  list(TRANSFORM _pteshare_rewriter_public_headers PREPEND ${PROJECT_SOURCE_DIR}/rewriter/)
+  install(FILES ${_pteshare_rewriter_public_headers}
+    DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter)
+  install(FILES
+      ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
+      ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h
+      ${PROJECT_SOURCE_DIR}/schema/tensor_nbytes.h
+      ${PROJECT_SOURCE_DIR}/schema/pte_header.h
+      ${PROJECT_SOURCE_DIR}/schema/wire.h
+    DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})
+endif()
 
 install(EXPORT pteshareTargets
   NAMESPACE pteshare::

@@ -3,11 +3,11 @@
 #
 #   pteshare_rewrite(OUTPUT <out.pte> INPUT <in.pte>
 #                    [SHARE <name>...] [SHARE_AUTO] [NAME <method:value_index=name>...]
-#                    [STRATEGY relocate|replan|best] [ALIGNMENT <n>]
+#                    [STRATEGY relocate|replan|best] [LAYOUT front|arena] [ALIGNMENT <n>]
 #                    [ARENA_LIMIT <id=bytes>...] [WRITE_NAMES] [TARGET <target>])
 #
 # Each option is the flag of `pteshare rewrite` of the same name (--share,
-# --share-auto, --name, --strategy, --alignment, --arena-limit,
+# --share-auto, --name, --strategy, --layout, --alignment, --arena-limit,
 # --write-names). With neither SHARE nor SHARE_AUTO nothing is shared and
 # the arenas are only replanned, as on the command line.
 #
@@ -22,7 +22,7 @@
 # writes nothing).
 function(pteshare_rewrite)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARE_AUTO;WRITE_NAMES"
-                        "OUTPUT;INPUT;STRATEGY;ALIGNMENT;TARGET" "SHARE;NAME;ARENA_LIMIT")
+                        "OUTPUT;INPUT;STRATEGY;LAYOUT;ALIGNMENT;TARGET" "SHARE;NAME;ARENA_LIMIT")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "pteshare_rewrite: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -49,6 +49,9 @@ function(pteshare_rewrite)
   endforeach()
   if(ARG_STRATEGY)
     list(APPEND options --strategy ${ARG_STRATEGY})
+  endif()
+  if(ARG_LAYOUT)
+    list(APPEND options --layout ${ARG_LAYOUT})
   endif()
   if(ARG_ALIGNMENT)
     list(APPEND options --alignment ${ARG_ALIGNMENT})

@@ -1,6 +1,7 @@
 #include "tools/pteshare/layout_picture.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "tools/pteshare/output.h"
@@ -60,13 +61,29 @@ std::map<uint32_t, Placement> PlacementsAfter(const MethodPlan& method) {
   return after;
 }
 
+/// The backend id of every delegate of `method` ("?" where it has none).
+std::vector<std::string> DelegateIds(const MethodView& method) {
+  std::vector<std::string> ids;
+  if (method.plan == nullptr || method.plan->delegates() == nullptr) return ids;
+  for (const fb::BackendDelegate* delegate : *method.plan->delegates()) {
+    const bool named = delegate != nullptr && delegate->id() != nullptr;
+    ids.push_back(named ? delegate->id()->str() : "?");
+  }
+  return ids;
+}
+
 }  // namespace
 
 LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& view,
-                                 const PlanInput* plan, const std::string& only_method) {
+                                 const PlanInput* plan, PlanPanels panels,
+                                 const std::string& only_method) {
   LayoutPicture picture;
   picture.file = file;
-  if (plan != nullptr) picture.strategy = plan->plan.strategy;
+  picture.title = std::filesystem::path(file).filename().string();
+  if (picture.title.empty()) picture.title = file;
+  if (plan != nullptr && panels == PlanPanels::kBeforeAndAfter) {
+    picture.strategy = StrategyName(plan->plan.strategy);
+  }
 
   for (const MethodView& method : view.methods) {
     if (!only_method.empty() && method.name != only_method) continue;
@@ -74,9 +91,10 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
     const std::vector<uint32_t> always_live =
         plan != nullptr ? SharedValues(method, plan->shared) : std::vector<uint32_t>{};
     const MethodLifetimes lifetimes = ComputeLifetimes(method, always_live);
-    const MethodPlan* method_plan = plan != nullptr && method.index < plan->plan.methods.size()
+    const MethodPlan* method_plan = picture.has_plan() && method.index < plan->plan.methods.size()
                                         ? &plan->plan.methods[method.index]
                                         : nullptr;
+    const size_t rows_before = picture.rows.size();
     const std::map<uint32_t, Placement> after =
         method_plan != nullptr ? PlacementsAfter(*method_plan) : std::map<uint32_t, Placement>{};
 
@@ -121,7 +139,13 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
           TensorBox box = before;
           auto it = after.find(before.value_index);
           if (it != after.end()) box.placement = it->second;
+          // As TensorMove::moved() counts it (a plan keeps every arena).
+          box.moved = box.placement.offset != box.input_placement.offset;
           panel.boxes.push_back(std::move(box));
+        }
+        // The before panel marks the same tensors: the ones in the way.
+        for (size_t i = 0; i < panel.boxes.size(); ++i) {
+          row.before.boxes[i].moved = panel.boxes[i].moved;
         }
         panel.groups = OutlineGroups(panel.boxes);
         row.after = std::move(panel);
@@ -131,8 +155,19 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
                          (!row.after || row.after->arena_size == 0);
       if (!empty) picture.rows.push_back(std::move(row));
     }
+    if (picture.rows.size() == rows_before) {
+      picture.unplanned.push_back(
+          UnplannedMethod{method.name, DelegateIds(method), method.instruction_count});
+    }
   }
   return picture;
+}
+
+void MarkArenaLimits(const std::map<uint32_t, uint64_t>& limits, LayoutPicture* picture) {
+  for (ArenaRow& row : picture->rows) {
+    auto it = limits.find(row.memory_id);
+    if (it != limits.end()) row.arena_limit = it->second;
+  }
 }
 
 }  // namespace pteshare::cli

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ struct TensorBox {
   /// Its alias group's index in the method's MethodLifetimes: members of one
   /// group share a colour, in the before and the after panel alike.
   int32_t group = -1;
+  /// Whether the plan gives it another place (false without a plan).
+  bool moved = false;
 };
 
 /// An alias group of two or more tensors, outlined around its members: its
@@ -69,24 +72,56 @@ struct ArenaRow {
   int64_t instruction_count = 0;
   /// Bytes no plan of these alias groups can go below (rewriter/lifetimes.h).
   uint64_t lower_bound = 0;
+  /// The --arena-limit asked for this arena, or 0 for none.
+  uint64_t arena_limit = 0;
   ArenaPanel before;
   std::optional<ArenaPanel> after;
 };
 
+/// A method with no planned tensor, so no panel: what it has instead.
+struct UnplannedMethod {
+  std::string name;
+  /// Backend id of each of its delegates ("QnnBackend"), in program order.
+  std::vector<std::string> delegates;
+  uint32_t instructions = 0;
+};
+
+/// Whether a plan's "after" is drawn: not when the plan missed an
+/// --arena-limit (there is no plan to show, only the input it could not fit).
+enum class PlanPanels { kBeforeAndAfter, kBeforeOnly };
+
 struct LayoutPicture {
   std::string file;
+  /// The file's base name: what the picture is titled.
+  std::string title;
   /// The plan's strategy, or empty when there is no plan.
   std::string strategy;
   /// False when the plan failed its verifier (the picture is then a
   /// diagnosis, not a result).
   bool plan_verified = true;
+  /// Why no plan fits the --arena-limit values, one line per miss (empty
+  /// when there was no miss).
+  std::vector<std::string> limit_misses;
+  /// What the arenas cost one set vs separate sets (memory_cost.h), one
+  /// line each, as `plan` prints them.
+  std::vector<std::string> memory_lines;
   std::vector<ArenaRow> rows;
+  /// Methods left out for having no planned tensor, in program order.
+  std::vector<UnplannedMethod> unplanned;
+
+  bool has_plan() const { return !strategy.empty(); }
 };
 
 /// The picture of `view`: every method, or only `only_method` when it is not
-/// empty (the caller checks that it exists). `plan` may be null. Arenas
-/// with no size and no tensor are left out.
+/// empty (the caller checks that it exists). `plan` may be null; with one,
+/// its shared buffers are marked, and with kBeforeAndAfter its placements
+/// drawn. Arenas with no size and no tensor are left out; methods with no
+/// arena drawn are listed in `unplanned`.
 LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& view,
-                                 const PlanInput* plan, const std::string& only_method);
+                                 const PlanInput* plan, PlanPanels panels,
+                                 const std::string& only_method);
+
+/// Marks each row's --arena-limit (memory_id -> bytes) on the picture.
+void MarkArenaLimits(const std::map<uint32_t, uint64_t>& limits, LayoutPicture* picture);
 
 }  // namespace pteshare::cli

@@ -8,8 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "rewriter/block_csv.h"
-#include "rewriter/block_planner.h"
+#include "rewriter/blockplan/csv.h"
+#include "rewriter/blockplan/planner.h"
+#include "rewriter/blockplan/validator.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
@@ -57,6 +58,12 @@ int RunPack(const PackOptions& options) {
   if (!plan.ok()) {
     // The problem is valid, so the only error left is a capacity miss.
     std::fprintf(stderr, "pteshare: %s: %s\n", options.file.c_str(), plan.error().message.c_str());
+    return kExitFindings;
+  }
+  // Nothing is printed that the independent validator has not accepted.
+  if (Status valid = ValidateBlockSolution(*problem, plan->solution); !valid) {
+    std::fprintf(stderr, "pteshare: %s: internal error, the planner's placement is invalid: %s\n",
+                 options.file.c_str(), valid.error().message.c_str());
     return kExitFindings;
   }
   const double overhead = OverheadPercent(plan->solution.height, plan->lower_bound);

@@ -27,7 +27,7 @@ int RunPlan(const PlanArgs& args) {
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   PlanOutcome outcome = PlanForCommand(args.file, opened->view, args.share, args.planning);
-  if (!outcome.plan) return outcome.exit_status;
+  if (!outcome.plan || !outcome.plan->fits()) return outcome.exit_status;
   if (args.json) {
     PrintJsonDocument(PlanJson(args.file, opened->file, opened->view, *outcome.plan));
   } else {
@@ -54,6 +54,7 @@ void AddPlan(CLI::App& app, int& exit_status) {
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   args->planning.compare_strategies = true;
+  args->planning.compare_layouts = true;
   cmd->add_flag("--json", args->json, "Print the plan as JSON (shape in the README)");
   cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
 }

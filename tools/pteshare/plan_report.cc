@@ -17,10 +17,48 @@ std::string StrategySizes(const MethodPlan& m, size_t i) {
   std::string text = "; LB " + Grouped(m.arena_lower_bounds[i]) + ", relocate " +
                      Grouped(m.arena_sizes_relocate[i]) + ", replan ";
   text += m.arena_sizes_replan[i] ? Grouped(*m.arena_sizes_replan[i]) : "-";
-  if (i < m.arena_strategies.size()) text += " -> " + m.arena_strategies[i];
+  if (i < m.arena_strategies.size())
+    text += std::string(" -> ") + StrategyName(m.arena_strategies[i]);
   return text;
 }
 
+// Per layout: one set (each arena as large as its largest method) and
+// separate sets (the sum), per arena and in total; or why it cannot be had.
+std::string LayoutCostText(const ProgramView& view, const VerifiedPlan& verified,
+                           const std::string& indent) {
+  std::string text = indent +
+                     "what each layout costs (--layout; per arena: one set for every method / a "
+                     "set per method):\n";
+  for (const LayoutCost& c : verified.layouts) {
+    const bool chosen = c.layout == verified.planned.plan.layout;
+    text += indent + "  " + LayoutName(c.layout) + (chosen ? " (this plan)" : "") + ": ";
+    if (!c.memory) {
+      text += "not possible: " + c.refused + "\n";
+      continue;
+    }
+    text += "one set " + Grouped(c.memory->total.one_set_after) + ", separate sets " +
+            Grouped(c.memory->total.separate_after) + " bytes\n";
+    for (const ArenaCost& a : c.memory->arenas) {
+      const FrontRegion* state = nullptr;
+      for (const FrontRegion& f : c.state_arenas) {
+        if (f.memory_id == a.memory_id) state = &f;
+      }
+      std::string device = "-";
+      for (const MethodView& m : view.methods) {
+        if (m.arena(a.memory_id) != nullptr) {
+          device = ArenaDevice(m, state, a.memory_id);
+          break;
+        }
+      }
+      if (device == "-" && state != nullptr)
+        device = ArenaDevice(view.methods[0], state, a.memory_id);
+      text += indent + "    arena " + std::to_string(a.memory_id) + " " + device +
+              (state != nullptr ? " (state)" : "") + ": " + Grouped(a.one_set_after) + " / " +
+              Grouped(a.separate_after) + "\n";
+    }
+  }
+  return text;
+}
 }  // namespace
 
 void PlanningOptions::AddTo(CLI::App* command) {
@@ -34,9 +72,18 @@ void PlanningOptions::AddTo(CLI::App* command) {
       ->check(CLI::IsMember({"relocate", "replan", "best"}))
       ->default_str("best");
   command
+      ->add_option("--layout", layout,
+                   "Where the shared buffers go. front: at the front of the arena each is in. "
+                   "arena: in a new arena of their own per device (the next memory_id, in every "
+                   "method), the arenas they leave compacted or replanned without them")
+      ->check(CLI::IsMember({LayoutName(Layout::kFront), LayoutName(Layout::kArena)}))
+      ->default_str(LayoutName(Layout::kFront));
+  command
       ->add_option("--alignment", alignment,
                    "Alignment of the shared slots, a power of two (default: detected from the "
-                   "input, the largest power of two >= 16 dividing every planned offset)")
+                   "input, the largest power of two >= 16 dividing every planned offset). A value "
+                   "below the input's is refused where it would move a tensor to a less aligned "
+                   "offset (exit 2)")
       ->check(UnsignedInteger());
   command
       ->add_option("--arena-limit", arena_limits,
@@ -68,17 +115,17 @@ Result<std::pair<uint32_t, uint64_t>> ParseArenaLimit(const std::string& text) {
 
 Result<PlanOptions> PlanningOptions::ToPlanOptions() const {
   PlanOptions options;
-  if (strategy == "relocate") {
-    options.strategy = Strategy::kRelocate;
-  } else if (strategy == "replan") {
-    options.strategy = Strategy::kReplan;
-  } else if (strategy == "best") {
-    options.strategy = Strategy::kBest;
-  } else {
+  const std::optional<Strategy> parsed_strategy = ParseStrategy(strategy);
+  if (!parsed_strategy) {
     return Error{"--strategy '" + strategy + "': expected relocate, replan or best"};
   }
+  options.strategy = *parsed_strategy;
+  const std::optional<Layout> parsed_layout = ParseLayout(layout);
+  if (!parsed_layout) return Error{"--layout '" + layout + "': expected front or arena"};
+  options.layout = *parsed_layout;
   options.alignment = alignment;
   options.compare_strategies = compare_strategies;
+  options.compare_layouts = compare_layouts;
   for (const std::string& text : arena_limits) {
     Result<std::pair<uint32_t, uint64_t>> limit = ParseArenaLimit(text);
     if (!limit.ok()) return limit.error();
@@ -113,11 +160,17 @@ PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
     outcome.exit_status = ExitStatusFor(verified.error().kind);
     return outcome;
   }
+  if (!verified->fits()) {
+    PrintFileError(file, LimitMisses(verified->planned.plan));
+    outcome.exit_status = kExitFindings;
+    outcome.plan = std::move(verified).value();
+    return outcome;
+  }
   const Plan& plan = verified->planned.plan;
   if (!plan.nothing_to_share.empty()) PrintFileError(file, NothingToShare(plan, *options));
   if (!verified->verified()) {
     for (const PlanViolation& v : verified->violations) {
-      PrintFileError(file, Error{"plan violates " + v.invariant + ": " + v.message});
+      PrintFileError(file, Error{"plan violates " + InvariantName(v.invariant) + ": " + v.message});
     }
     PrintFileError(file, RefusedPlan(verified->violations));
     outcome.exit_status = kExitFindings;
@@ -140,11 +193,17 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
   return lines;
 }
 
-std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent) {
+std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent,
+                       const std::vector<FrontRegion>& fronts) {
   auto device = [&](uint32_t memory_id) {
     for (const MethodView& m : view.methods) {
       if (const Arena* a = m.arena(memory_id)) {
         return DeviceName(static_cast<int8_t>(a->device), a->device_index);
+      }
+    }
+    for (const FrontRegion& f : fronts) {
+      if (f.memory_id == memory_id) {
+        return DeviceName(static_cast<int8_t>(f.device), f.device_index) + " (new)";
       }
     }
     return std::string("-");
@@ -173,7 +232,8 @@ std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const st
 void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  std::printf("%s: plan (strategy %s, alignment %llu)\n", file.c_str(), plan.strategy.c_str(),
+  std::printf("%s: plan (strategy %s, layout %s, alignment %llu)\n", file.c_str(),
+              StrategyName(plan.strategy), LayoutName(plan.layout),
               static_cast<unsigned long long>(plan.alignment));
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
@@ -182,8 +242,16 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
     for (const std::string& pair : pairs) std::printf("    %s\n", pair.c_str());
   }
   for (const FrontRegion& f : plan.fronts) {
-    std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
-                Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    if (f.state_arena) {
+      std::printf(
+          "  state arena %u %s%s: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+          DeviceName(static_cast<int8_t>(f.device), f.device_index).c_str(),
+          view.methods.empty() || f.memory_id > view.methods[0].arenas.size() ? " (new)" : "",
+          Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    } else {
+      std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+                  Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+    }
     for (const FrontSlot& s : f.slots) {
       std::printf("    %-48s offset %s, %s bytes\n", s.name.c_str(), Grouped(s.offset).c_str(),
                   Grouped(s.nbytes).c_str());
@@ -192,22 +260,22 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
   for (const MethodPlan& m : plan.methods) {
     std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
                 m.moves.size());
-    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+    for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
       const FrontRegion* f = plan.front(id);
-      const Arena* arena = view.methods[m.method_index].arena(id);
-      std::string change =
-          m.arena_sizes_before[i] == m.arena_sizes_after[i]
-              ? "unchanged"
-              : (m.arena_sizes_after[i] > m.arena_sizes_before[i] ? "+" : "-") +
-                    Grouped(m.arena_sizes_after[i] > m.arena_sizes_before[i]
-                                ? m.arena_sizes_after[i] - m.arena_sizes_before[i]
-                                : m.arena_sizes_before[i] - m.arena_sizes_after[i]);
-      std::printf("    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
-                  DeviceName(static_cast<int8_t>(arena->device), arena->device_index).c_str(),
-                  Grouped(m.arena_sizes_before[i]).c_str(), Grouped(m.arena_sizes_after[i]).c_str(),
-                  change.c_str(), f ? (", front " + Grouped(f->size)).c_str() : "",
-                  StrategySizes(m, i).c_str());
+      const uint64_t before = i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0;
+      const uint64_t after = m.arena_sizes_after[i];
+      std::string change = i >= m.arena_sizes_before.size() ? "new"
+                           : before == after
+                               ? "unchanged"
+                               : (after > before ? "+" : "-") +
+                                     Grouped(after > before ? after - before : before - after);
+      std::printf(
+          "    arena %u %-7s %s -> %s bytes (%s)%s%s\n", id,
+          ArenaDevice(view.methods[m.method_index], f, id).c_str(), Grouped(before).c_str(),
+          Grouped(after).c_str(), change.c_str(),
+          f ? ((f->state_arena ? ", state arena " : ", front ") + Grouped(f->size)).c_str() : "",
+          StrategySizes(m, i).c_str());
     }
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[m.method_index];
@@ -222,7 +290,8 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
       }
     }
   }
-  std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ").c_str());
+  std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts).c_str());
+  if (!verified.layouts.empty()) std::printf("\n%s", LayoutCostText(view, verified, "  ").c_str());
   for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
   if (!plan.warnings.empty()) std::printf("\n");
   if (verified.verified()) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/layout_costs.h"
 #include "rewriter/memory_cost.h"
 #include "rewriter/open_program.h"
 #include "rewriter/plan_verifier.h"
@@ -26,6 +27,11 @@ struct PlanningOptions {
   /// Also run the strategy not chosen, so the report shows both sizes
   /// (`pteshare plan` does; rewrite need not pay for it).
   bool compare_strategies = false;
+  /// --layout front|arena.
+  std::string layout = "front";
+  /// Also plan the layout not chosen, so the report shows what each costs
+  /// (`pteshare plan` does).
+  bool compare_layouts = false;
 
   void AddTo(CLI::App* command);
   /// Parses --strategy and every --arena-limit; an error names the bad one.
@@ -35,6 +41,8 @@ struct PlanningOptions {
 /// A plan with its verification (rewrite.h), or why there is none.
 struct PlanOutcome {
   int exit_status = 0;  // kExitOk, kExitFindings (violations, a limit), kExitBadInput
+  /// Also set for a plan that misses an --arena-limit (fits() false, exit
+  /// 1): `plot` draws the input with its shared buffers and the limit.
   std::optional<VerifiedPlan> plan;
 };
 
@@ -59,6 +67,8 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
 /// The memory lines (memory_cost.h): per arena and in total, one shared set
 /// of arenas vs separate sets, before -> after. Each line starts with
 /// `indent`.
-std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent);
+/// New arenas (a plan's state arenas) take their device from `fronts`.
+std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent,
+                       const std::vector<FrontRegion>& fronts = {});
 
 }  // namespace pteshare::cli

@@ -1,8 +1,10 @@
-// `pteshare plot FILE [--method M] [--share ... | --share-auto] -o layout.svg [--html]`:
+// `pteshare plot FILE [--method M] [--share ... | --share-auto] -o layout.svg|.html`:
 // a picture of every arena of every method, time across and offset up, one
 // rectangle per planned tensor. With shared buffers chosen, the verified
 // plan's "after" is drawn next to "before", so a user sees where the front
-// region went and what moved out of its way.
+// region went and what moved out of its way. A plan that misses an
+// --arena-limit draws the input with the limit marked, and still fails.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +32,45 @@ struct PlotArgs {
   std::string output;
   bool html = false;
 };
+
+enum class PictureFormat { kSvg, kHtml };
+
+/// The format `-o` names by its extension (.svg, .html or .htm, any
+/// case); `--html` is kept for old scripts and must agree with it.
+Result<PictureFormat> FormatOf(const std::string& output, bool html_flag) {
+  std::string extension = std::filesystem::path(output).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  PictureFormat format;
+  if (extension == ".svg") {
+    format = PictureFormat::kSvg;
+  } else if (extension == ".html" || extension == ".htm") {
+    format = PictureFormat::kHtml;
+  } else {
+    return Error{(extension.empty() ? std::string("no extension")
+                                    : "unknown extension '" + extension + "'") +
+                 ": the picture is written as .svg or .html, name the output so"};
+  }
+  if (html_flag && format != PictureFormat::kHtml) {
+    return Error{"--html asks for HTML but the name ends in " + extension +
+                 "; name the output .html (the extension decides)"};
+  }
+  return format;
+}
+
+/// MemoryText's lines with their column padding collapsed: the picture
+/// sets them in a proportional font.
+std::vector<std::string> MemoryLines(const ProgramView& view, const MemoryCost& cost) {
+  std::vector<std::string> lines(1);
+  for (char c : MemoryText(view, cost, "")) {
+    if (c == '\n') {
+      lines.emplace_back();
+    } else if (c != ' ' || (!lines.back().empty() && lines.back().back() != ' ')) {
+      lines.back() += c;
+    }
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
 
 /// "prefill, decode": what a user could have meant by --method.
 std::string MethodNames(const ProgramView& view) {
@@ -64,6 +105,11 @@ Status WriteWholeFile(const std::filesystem::path& path, const std::string& text
 }
 
 int RunPlot(const PlotArgs& args) {
+  Result<PictureFormat> format = FormatOf(args.output, args.html);
+  if (!format.ok()) {
+    PrintFileError(args.output, format.error());
+    return kExitBadInput;
+  }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const ProgramView& view = opened->view;
@@ -79,16 +125,29 @@ int RunPlot(const PlotArgs& args) {
     outcome = PlanForCommand(args.file, view, args.share, args.planning);
     if (!outcome.plan) return outcome.exit_status;
   }
-  LayoutPicture picture = BuildLayoutPicture(
-      args.file, view, outcome.plan ? &outcome.plan->planned : nullptr, args.method);
   // A plan that failed its verifier is still drawn: the picture is how one
-  // sees what went wrong. The exit status still says it failed.
+  // sees what went wrong. One that missed an --arena-limit has no "after"
+  // to draw; the input is drawn with the limit. The exit status still says
+  // it failed.
+  const bool has_after = outcome.plan && outcome.plan->fits();
+  LayoutPicture picture = BuildLayoutPicture(
+      args.file, view, outcome.plan ? &outcome.plan->planned : nullptr,
+      has_after ? PlanPanels::kBeforeAndAfter : PlanPanels::kBeforeOnly, args.method);
   picture.plan_verified = !outcome.plan || outcome.plan->verified();
+  if (outcome.plan && !has_after) picture.limit_misses = outcome.plan->planned.plan.limit_misses;
+  if (Result<PlanOptions> options = args.planning.ToPlanOptions(); options.ok()) {
+    MarkArenaLimits(options->arena_limits, &picture);
+  }
+  // The memory the pictured layouts cost, as `plan` reports it.
+  const MemoryCost cost = has_after ? ComputeMemoryCost(outcome.plan->planned.plan)
+                                    : ComputeMemoryCost(ArenaSizes(view));
+  picture.memory_lines = MemoryLines(view, cost);
 
   SvgLayoutStats stats;
   std::string svg = RenderLayoutSvg(picture, SvgLayoutOptions{}, &stats);
-  std::string document =
-      args.html ? WrapSvgInHtml("pteshare plot: " + args.file, svg) : std::move(svg);
+  std::string document = *format == PictureFormat::kHtml
+                             ? WrapSvgInHtml("pteshare plot: " + picture.title, svg)
+                             : std::move(svg);
   if (Status written = WriteWholeFile(args.output, document); !written.ok()) {
     PrintFileError(args.output, written.error());
     return kExitBadInput;
@@ -100,13 +159,11 @@ int RunPlot(const PlotArgs& args) {
     std::printf(", %zu smaller tensors drawn as density", stats.aggregated_tensors);
   }
   std::printf(")\n");
-  // The memory the pictured layouts cost, as `plan` reports it.
-  if (outcome.plan) {
-    std::printf("%s",
-                MemoryText(view, ComputeMemoryCost(outcome.plan->planned.plan), "  ").c_str());
-  } else {
-    std::printf("%s", MemoryText(view, ComputeMemoryCost(ArenaSizes(view)), "  ").c_str());
+  if (stats.zoom_panels > 0) {
+    std::printf("%s: %zu zoomed panel%s of the bytes outside the buffers\n", args.file.c_str(),
+                stats.zoom_panels, stats.zoom_panels == 1 ? "" : "s");
   }
+  std::printf("%s", MemoryText(view, cost, "  ").c_str());
   return outcome.exit_status;
 }
 
@@ -116,22 +173,26 @@ void AddPlot(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<PlotArgs>();
   CLI::App* cmd = app.add_subcommand(
       "plot",
-      "Draw the memory layout of every arena of every method as an SVG picture: instruction "
+      "Draw the memory layout of every arena of every method as a picture: instruction "
       "index across, arena offset up, one rectangle per planned tensor (colour: alias group), "
       "shared buffers and the front region highlighted, the lower bound as a dashed line. With "
-      "--share or --share-auto, the verified plan is drawn next to the input (before | after). "
-      "Tensors smaller than a pixel are drawn as a density shade.\n"
+      "--share or --share-auto, the verified plan is drawn next to the input (before | after), "
+      "the tensors it moves outlined; a plan that misses --arena-limit draws the input with the "
+      "limit marked (and exits 1). "
+      "Tensors smaller than a pixel are drawn as a density shade; where buffers fill most of an "
+      "arena, a zoomed panel shows the rest. The output's extension picks the format: .svg, or "
+      ".html for one page with hover tooltips.\n"
       "Example: pteshare plot model.pte --share-auto -o layout.svg");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is drawn)")
       ->required();
   cmd->add_option("--method", args->method, "Draw only this method");
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
-  cmd->add_option("-o,--output", args->output, "The picture to write (SVG, or HTML with --html)")
+  cmd->add_option("-o,--output", args->output,
+                  "The picture to write: NAME.svg, or NAME.html for one self-contained page with "
+                  "the SVG inline and hover tooltips (value, name, bytes, live range)")
       ->required();
-  cmd->add_flag("--html", args->html,
-                "Write one self-contained HTML page with the SVG inline and hover tooltips "
-                "(value, name, bytes, live range)");
+  cmd->add_flag("--html", args->html, "Kept for old scripts: the output must then be named .html");
   cmd->callback([args, &exit_status] { exit_status = RunPlot(*args); });
 }
 

@@ -25,6 +25,34 @@ std::string ShortBytes(uint64_t bytes) {
   return buf;
 }
 
+std::string TickBytes(uint64_t bytes, uint64_t step) {
+  if (bytes < 1024 || step == 0) return ShortBytes(bytes);
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  uint64_t unit_bytes = 1024;
+  int unit = 1;
+  while (bytes / unit_bytes >= 1024 && unit < 4) {
+    unit_bytes *= 1024;
+    ++unit;
+  }
+  // Steps are powers of two: each halving below the unit needs a decimal
+  // (0.5, 0.25). Finer steps read better in the smaller unit, whole:
+  // "2,112 KiB" rather than "2.0625 MiB".
+  int decimals = 0;
+  for (uint64_t part = unit_bytes; part > step && decimals < 3; part /= 2) ++decimals;
+  if (decimals > 2) {
+    unit_bytes /= 1024;
+    --unit;
+    decimals = 0;
+  }
+  if (bytes % unit_bytes == 0) {
+    return Grouped(bytes / unit_bytes) + " " + units[unit];
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals,
+                static_cast<double>(bytes) / static_cast<double>(unit_bytes), units[unit]);
+  return buf;
+}
+
 std::string LiveRangeText(const LiveRange& live, int64_t instructions) {
   std::string text = "live [" + std::to_string(live.first) + ", " + std::to_string(live.last) + "]";
   if (live.first == 0 && live.last >= instructions - 1) text += " (whole method)";

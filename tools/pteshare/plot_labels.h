@@ -16,6 +16,11 @@ namespace pteshare::cli {
 /// two decimals, too wide for a tick).
 std::string ShortBytes(uint64_t bytes);
 
+/// A byte tick label exact for ticks `step` apart (a power of two): in the
+/// unit ShortBytes would pick with up to two decimals ("58 MiB", "58.25
+/// MiB"), or whole in the unit below ("2,112 KiB").
+std::string TickBytes(uint64_t bytes, uint64_t step);
+
 /// "live [3, 9]", with " (whole method)" when it spans every instruction.
 std::string LiveRangeText(const LiveRange& live, int64_t instructions);
 

@@ -16,5 +16,11 @@ inline constexpr const char* kFrontFill = "#f6d55c";
 inline constexpr const char* kFrontStroke = "#a8861a";
 inline constexpr const char* kDensityFill = "#30343a";
 inline constexpr const char* kBoundStroke = "#c0392b";
+// Black outlines tensors the plan moves; purple marks --arena-limit (and
+// the bytes over it), teal the window a zoom panel enlarges.
+inline constexpr const char* kMovedStroke = "#000000";
+inline constexpr const char* kLimitStroke = "#7b2d9b";
+inline constexpr const char* kZoomStroke = "#00897b";
+inline constexpr const char* kFailureColour = "#b03a2e";
 
 }  // namespace pteshare::cli

@@ -78,9 +78,10 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
-  std::string what = shared == 0 ? "nothing shared, arenas replanned"
-                                 : std::to_string(shared) + " shared buffer" +
-                                       (shared == 1 ? "" : "s") + " front-packed";
+  std::string what =
+      shared == 0 ? "nothing shared, arenas replanned"
+                  : std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
+                        (plan.layout == Layout::kArena ? " in their own arena" : " front-packed");
   std::string text =
       Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
       " moved, " +
@@ -99,7 +100,7 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput
               " more (all with -v, or `pteshare plan`)\n";
     }
   }
-  text += MemoryText(view, ComputeMemoryCost(plan), "  ");
+  text += MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts);
   for (const std::string& w : plan.warnings) text += "  warning: " + w + "\n";
   return text;
 }
@@ -229,7 +230,7 @@ int RunRewrite(const RewriteArgs& args) {
   }
   // relocate exists only to make room for shared buffers; replan and best
   // may run with none and just shrink the arenas.
-  if (args.share.empty() && args.planning.strategy == "relocate") {
+  if (args.share.empty() && ParseStrategy(args.planning.strategy) == Strategy::kRelocate) {
     PrintError(
         "rewrite: say which buffers to share (--share NAME... or --share-auto); with no shared "
         "buffer, --strategy replan or best just shrinks the arenas");

@@ -2,97 +2,161 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
 
-#include "tools/pteshare/output.h"
-#include "tools/pteshare/pixel_density.h"
+#include "tools/pteshare/label_placer.h"
 #include "tools/pteshare/plot_labels.h"
 #include "tools/pteshare/plot_palette.h"
 #include "tools/pteshare/svg_legend.h"
+#include "tools/pteshare/svg_panel.h"
 #include "tools/pteshare/svg_writer.h"
 
 namespace pteshare::cli {
 namespace {
 
-// Panel geometry in SVG pixels. The plot area is wide enough for a few
-// hundred instructions at a pixel or more each, and tall enough that a
-// tensor of 1/200 of the arena is still a visible bar.
-constexpr double kPlotWidth = 540;
-constexpr double kPlotHeight = 240;
-constexpr double kMarginLeft = 70;
-constexpr double kMarginRight = 24;
-constexpr double kMarginTop = 44;
-constexpr double kMarginBottom = 36;
-constexpr double kPanelWidth = kMarginLeft + kPlotWidth + kMarginRight;
-constexpr double kPanelHeight = kMarginTop + kPlotHeight + kMarginBottom;
-// Smaller than this in either direction, a tensor is aggregated.
-constexpr double kMinTensorPixels = 1.0;
-constexpr double kDensityCell = 3;
-constexpr int kDensityLevels = 6;
+// A panel whose ordinary tensors span at most this share of its byte scale
+// draws them a few pixels tall (the rest is buffers): it gets a zoom panel.
+constexpr double kZoomWhenSpanBelow = 0.25;
+// The zoom window's margin around the tensors, as a share of their span.
+constexpr double kZoomMargin = 0.04;
 
-/// Where a panel's plot area is and how bytes and instructions map to it.
-struct PanelFrame {
-  double left = 0;  // plot area, SVG pixels
-  double top = 0;
-  double bytes_scale = 1;  // bytes at the top of the plot area
-  int64_t instructions = 1;
+constexpr double kMessageFont = 13;
 
-  double X(int64_t instruction) const {
-    return left + static_cast<double>(instruction) * kPlotWidth / static_cast<double>(instructions);
-  }
-  double Y(uint64_t offset) const {
-    return top + kPlotHeight - static_cast<double>(offset) * kPlotHeight / bytes_scale;
-  }
-};
-
-/// A tensor's rectangle in pixels.
-struct PixelRect {
-  double x = 0, y = 0, w = 0, h = 0;
-};
-
-PixelRect RectOf(const PanelFrame& f, const Placement& p, const LiveRange& live) {
-  PixelRect r;
-  r.x = f.X(live.first);
-  r.w = f.X(live.last + 1) - r.x;
-  r.y = f.Y(p.end());
-  r.h = f.Y(p.offset) - r.y;
-  return r;
+uint64_t HighestEnd(const ArenaPanel& panel) {
+  uint64_t end = panel.front_size;
+  for (const TensorBox& box : panel.boxes) end = std::max(end, box.placement.end());
+  return end;
 }
 
-const char* FillOf(const TensorBox& box) {
-  switch (box.kind) {
-    case BoxKind::kSharedBuffer:
-      return kSharedFill;
-    case BoxKind::kMutableBuffer:
-      return kMutableFill;
-    case BoxKind::kTensor:
-      break;
+/// The bytes the panel's ordinary tensors take, or none: not the buffers,
+/// nor the tensors aliasing them (a cache update's output is the cache).
+std::optional<ByteWindow> OrdinarySpan(const ArenaPanel& panel) {
+  std::set<int32_t> buffer_groups;
+  for (const TensorBox& box : panel.boxes) {
+    if (box.kind != BoxKind::kTensor && box.group >= 0) buffer_groups.insert(box.group);
   }
-  if (box.group < 0) return "#999999";
-  return kGroupFills[static_cast<size_t>(box.group) % std::size(kGroupFills)];
+  std::optional<ByteWindow> span;
+  for (const TensorBox& box : panel.boxes) {
+    if (box.kind != BoxKind::kTensor || buffer_groups.count(box.group) > 0) continue;
+    if (!span) span = ByteWindow{box.placement.offset, box.placement.end()};
+    span->low = std::min(span->low, box.placement.offset);
+    span->high = std::max(span->high, box.placement.end());
+  }
+  return span;
 }
 
-const char* ClassOf(const TensorBox& box) {
-  switch (box.kind) {
-    case BoxKind::kSharedBuffer:
-      return "tensor shared";
-    case BoxKind::kMutableBuffer:
-      return "tensor mutable";
-    case BoxKind::kTensor:
-      break;
+/// How a row is drawn: its byte scale, and its zoom windows when its
+/// ordinary tensors would be slivers.
+struct RowPlan {
+  uint64_t scale = 1;
+  std::optional<ByteWindow> zoom_before;
+  std::optional<ByteWindow> zoom_after;
+  uint64_t magnification = 1;
+
+  bool zoomed() const { return zoom_before || zoom_after; }
+};
+
+RowPlan PlanRow(const ArenaRow& row) {
+  RowPlan plan;
+  // Before and after share one byte scale, so that growth shows.
+  plan.scale =
+      std::max({row.before.arena_size, HighestEnd(row.before), row.arena_limit, uint64_t{1}});
+  if (row.after) plan.scale = std::max({plan.scale, row.after->arena_size, HighestEnd(*row.after)});
+  const std::optional<ByteWindow> before = OrdinarySpan(row.before);
+  const std::optional<ByteWindow> after =
+      row.after ? OrdinarySpan(*row.after) : std::optional<ByteWindow>{};
+  const double limit = kZoomWhenSpanBelow * static_cast<double>(plan.scale);
+  auto small = [&](const std::optional<ByteWindow>& span) {
+    return span && static_cast<double>(span->size()) <= limit;
+  };
+  // Only the panels whose tensors are slivers get a zoom; when both do,
+  // they share one span, so that before and after stay on one scale.
+  const std::optional<ByteWindow> zoom_before = small(before) ? before : std::nullopt;
+  const std::optional<ByteWindow> zoom_after = small(after) ? after : std::nullopt;
+  if (!zoom_before && !zoom_after) return plan;
+  uint64_t span =
+      std::max(zoom_before ? zoom_before->size() : 0, zoom_after ? zoom_after->size() : 0);
+  const uint64_t margin =
+      std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(span) * kZoomMargin));
+  span += 2 * margin;
+  auto window = [&](const std::optional<ByteWindow>& tensors) -> std::optional<ByteWindow> {
+    if (!tensors) return std::nullopt;
+    const uint64_t low = tensors->low > margin ? tensors->low - margin : 0;
+    return ByteWindow{low, low + span};
+  };
+  plan.zoom_before = window(zoom_before);
+  plan.zoom_after = window(zoom_after);
+  plan.magnification = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(static_cast<double>(plan.scale) / span)));
+  return plan;
+}
+
+/// "a, b, c": the names of `methods`.
+std::string NameList(const std::vector<const UnplannedMethod*>& methods) {
+  std::string names;
+  for (const UnplannedMethod* m : methods) names += (names.empty() ? "" : ", ") + m->name;
+  return names;
+}
+
+/// What the methods without a panel have instead: one line for those whose
+/// work is inside delegates (by backend), one for those with no
+/// instruction (a getter returning a stored value), one for the rest.
+std::vector<std::string> UnplannedLines(const std::vector<UnplannedMethod>& unplanned) {
+  std::vector<std::pair<std::string, std::vector<const UnplannedMethod*>>> by_backends;
+  std::vector<const UnplannedMethod*> getters;
+  std::vector<const UnplannedMethod*> others;
+  for (const UnplannedMethod& m : unplanned) {
+    if (m.delegates.empty()) {
+      (m.instructions == 0 ? getters : others).push_back(&m);
+      continue;
+    }
+    std::vector<std::string> backends = m.delegates;
+    std::sort(backends.begin(), backends.end());
+    backends.erase(std::unique(backends.begin(), backends.end()), backends.end());
+    std::string key;
+    for (const std::string& b : backends) key += (key.empty() ? "" : ", ") + b;
+    auto it = std::find_if(by_backends.begin(), by_backends.end(),
+                           [&](const auto& entry) { return entry.first == key; });
+    if (it == by_backends.end()) it = by_backends.insert(by_backends.end(), {key, {}});
+    it->second.push_back(&m);
   }
-  return "tensor";
+  auto count = [](const std::vector<const UnplannedMethod*>& methods) {
+    return methods.size() < 3 ? std::string() : " (" + std::to_string(methods.size()) + " methods)";
+  };
+  std::vector<std::string> lines;
+  for (const auto& [backends, methods] : by_backends) {
+    lines.push_back(NameList(methods) + count(methods) +
+                    ": no tensor is memory-planned; the work runs inside the " + backends +
+                    " delegate, which plans its own memory.");
+  }
+  if (!getters.empty()) {
+    lines.push_back(NameList(getters) + count(getters) +
+                    ": no instruction and no planned tensor; each returns a value stored in the "
+                    "program.");
+  }
+  if (!others.empty()) {
+    lines.push_back(NameList(others) + count(others) + ": no planned tensor and no delegate.");
+  }
+  return lines;
 }
 
 class LayoutRenderer {
  public:
   LayoutRenderer(const LayoutPicture& picture, const SvgLayoutOptions& options)
-      : picture_(picture), options_(options) {}
+      : picture_(picture), options_(options) {
+    for (const ArenaRow& row : picture_.rows) row_plans_.push_back(PlanRow(row));
+  }
 
   std::string Render(SvgLayoutStats* stats) {
-    const bool has_plan = !picture_.strategy.empty();
-    const double width = kPanelWidth * (has_plan ? 2 : 1);
-    const double header = PlotHeaderHeight(has_plan, width);
-    const double height = header + kPanelHeight * static_cast<double>(picture_.rows.size());
+    const double width = kPanelWidth * (picture_.has_plan() ? 2 : 1);
+    const PlotHeader header = MakeHeader();
+    const double header_height = PlotHeaderHeight(header, width);
+    double height = header_height;
+    for (const RowPlan& plan : row_plans_) height += kPanelHeight * (plan.zoomed() ? 2 : 1);
+    const std::vector<std::string> message = EmptyMessage(width);
+    if (picture_.rows.empty()) height += 40 + 18 * static_cast<double>(message.size());
+
     svg_.Open("svg", {{"xmlns", "http://www.w3.org/2000/svg"},
                       {"width", SvgNumber(width)},
                       {"height", SvgNumber(height)},
@@ -100,19 +164,20 @@ class LayoutRenderer {
                       {"font-family", "DejaVu Sans, Helvetica, Arial, sans-serif"},
                       {"font-size", "11"}});
     svg_.Raw("\n");
-    svg_.Element("title", {}, "pteshare plot: " + picture_.file);
+    svg_.Element("title", {}, "pteshare plot: " + picture_.title);
     svg_.Empty("rect",
                {{"width", SvgNumber(width)}, {"height", SvgNumber(height)}, {"fill", "#ffffff"}});
-    DrawHeader(has_plan, width);
+    DrawPlotHeader(svg_, header, width);
+    if (picture_.rows.empty()) DrawEmptyMessage(message, header_height, width);
+
+    double top = header_height;
+    size_t panel_id = 0;
     for (size_t i = 0; i < picture_.rows.size(); ++i) {
       const ArenaRow& row = picture_.rows[i];
-      const double top = header + kPanelHeight * static_cast<double>(i);
-      // Before and after share one byte scale, so that growth shows.
-      uint64_t scale = std::max<uint64_t>(row.before.arena_size, 1);
-      scale = std::max(scale, HighestEnd(row.before));
-      if (row.after) scale = std::max({scale, row.after->arena_size, HighestEnd(*row.after)});
-      DrawPanel(row, row.before, 0, top, scale);
-      if (row.after) DrawPanel(row, *row.after, kPanelWidth, top, scale);
+      const RowPlan& plan = row_plans_[i];
+      DrawRow(row, row.before, plan, plan.zoom_before, 0, top, &panel_id);
+      if (row.after) DrawRow(row, *row.after, plan, plan.zoom_after, kPanelWidth, top, &panel_id);
+      top += kPanelHeight * (plan.zoomed() ? 2 : 1);
     }
     svg_.Close("svg");
     if (stats != nullptr) *stats = stats_;
@@ -120,317 +185,98 @@ class LayoutRenderer {
   }
 
  private:
-  static uint64_t HighestEnd(const ArenaPanel& panel) {
-    uint64_t end = panel.front_size;
-    for (const TensorBox& box : panel.boxes) end = std::max(end, box.placement.end());
-    return end;
+  /// One panel, and its zoom panel under it.
+  void DrawRow(const ArenaRow& row, const ArenaPanel& panel, const RowPlan& plan,
+               const std::optional<ByteWindow>& zoom, double x, double y, size_t* panel_id) {
+    PanelPlace full;
+    full.x = x;
+    full.y = y;
+    full.bytes = ByteWindow{0, plan.scale};
+    full.zoomed = zoom;
+    full.id = (*panel_id)++;
+    DrawArenaPanel(svg_, row, panel, full, options_, &stats_);
+    if (!zoom) return;
+    PanelPlace zoomed;
+    zoomed.x = x;
+    zoomed.y = y + kPanelHeight;
+    zoomed.bytes = *zoom;
+    zoomed.zoom = true;
+    zoomed.magnification = plan.magnification;
+    zoomed.id = (*panel_id)++;
+    DrawArenaPanel(svg_, row, panel, zoomed, options_, &stats_);
   }
 
-  /// The heading over the legend.
-  void DrawHeader(bool has_plan, double width) {
-    std::string heading = picture_.file + ": memory layout";
-    if (has_plan) heading += " before and after the plan (strategy " + picture_.strategy + ")";
-    if (!picture_.plan_verified) heading += " - the plan FAILED verification, shown to diagnose";
-    DrawPlotHeader(svg_, heading, has_plan, width);
+  PlotHeader MakeHeader() const {
+    PlotHeader header;
+    header.has_plan = picture_.has_plan();
+    header.legend = !picture_.rows.empty();
+    header.has_zoom = std::any_of(row_plans_.begin(), row_plans_.end(),
+                                  [](const RowPlan& p) { return p.zoomed(); });
+    header.has_limit = std::any_of(picture_.rows.begin(), picture_.rows.end(),
+                                   [](const ArenaRow& r) { return r.arena_limit > 0; });
+    header.heading = picture_.title + ": memory layout";
+    if (header.has_plan) {
+      header.heading += " before and after the plan (strategy " + picture_.strategy + ")";
+    }
+    if (!picture_.limit_misses.empty()) {
+      header.heading += " of the input: no plan fits --arena-limit";
+      for (const std::string& miss : picture_.limit_misses) {
+        header.notes.push_back({"no plan fits: " + miss, kFailureColour, true, "failure"});
+      }
+    }
+    if (!picture_.plan_verified) {
+      header.heading += " - the plan FAILED verification, shown to diagnose";
+    }
+    for (const std::string& line : picture_.memory_lines) {
+      header.notes.push_back({line, "#333333", false, "memory"});
+    }
+    if (!picture_.rows.empty()) {
+      for (const std::string& line : UnplannedLines(picture_.unplanned)) {
+        header.notes.push_back({"not drawn: " + line, "#555555", false, "unplanned"});
+      }
+    }
+    return header;
   }
 
-  void DrawPanel(const ArenaRow& row, const ArenaPanel& panel, double x0, double y0,
-                 uint64_t scale) {
-    ++stats_.panels;
-    label_rows_.clear();
-    PanelFrame f;
-    f.left = x0 + kMarginLeft;
-    f.top = y0 + kMarginTop;
-    f.bytes_scale = static_cast<double>(scale);
-    f.instructions = std::max<int64_t>(row.instruction_count, 1);
+  /// What a picture with no panel says instead, wrapped to `width`.
+  std::vector<std::string> EmptyMessage(double width) {
+    if (!picture_.rows.empty()) return {};
+    std::vector<std::string> lines = WrapText(
+        "Nothing to draw: no method of " + picture_.title + " has a memory-planned tensor.",
+        kMessageFont * kBoldWidth, width - 48);
+    bold_lines_ = lines.size();
+    for (const std::string& line : UnplannedLines(picture_.unplanned)) {
+      for (const std::string& part : WrapText(line, kMessageFont, width - 48)) {
+        lines.push_back(part);
+      }
+    }
+    return lines;
+  }
 
-    svg_.Open("g", {{"class", panel.after_plan ? "panel after" : "panel before"}});
-    svg_.Raw("\n");
-    std::string title = row.method + " - arena " + std::to_string(row.memory_id) + " (" +
-                        row.device + ") - " + (panel.after_plan ? "after" : "before");
-    svg_.Element("text",
-                 {{"class", "title"},
-                  {"x", SvgNumber(x0 + 12)},
-                  {"y", SvgNumber(y0 + 16)},
-                  {"font-size", "13"},
-                  {"font-weight", "bold"}},
-                 title);
-    std::string subtitle = Grouped(panel.arena_size) + " bytes, " +
-                           std::to_string(panel.boxes.size()) + " tensors, " +
-                           std::to_string(row.instruction_count) + " instructions";
-    if (panel.front_size > 0) subtitle += ", front region " + ShortBytes(panel.front_size);
-    svg_.Element("text",
-                 {{"class", "subtitle"},
-                  {"x", SvgNumber(x0 + 12)},
-                  {"y", SvgNumber(y0 + 31)},
-                  {"fill", "#444444"}},
-                 subtitle);
-    svg_.Empty("rect", {{"class", "plot"},
-                        {"x", SvgNumber(f.left)},
-                        {"y", SvgNumber(f.top)},
-                        {"width", SvgNumber(kPlotWidth)},
-                        {"height", SvgNumber(kPlotHeight)},
+  void DrawEmptyMessage(const std::vector<std::string>& lines, double top, double width) {
+    svg_.Open("g", {{"class", "empty-message"}});
+    svg_.Empty("rect", {{"x", "12"},
+                        {"y", SvgNumber(top)},
+                        {"width", SvgNumber(width - 24)},
+                        {"height", SvgNumber(24 + 18 * static_cast<double>(lines.size()))},
                         {"fill", "#f7f7f7"},
                         {"stroke", "#bbbbbb"}});
-    if (panel.front_size > 0) DrawFrontRegion(f, panel.front_size);
-    DrawTensors(f, row, panel);
-    DrawGroups(f, panel);
-    if (panel.front_size > 0) {
-      // Its edge again on top: the buffers inside usually hide the region.
-      DrawLevelLine(f, panel.front_size, "front region " + ShortBytes(panel.front_size),
-                    kFrontStroke, "6 3", "front-edge", /*label_right=*/true, /*below=*/true);
-    }
-    DrawLevelLine(f, panel.arena_size, "arena " + ShortBytes(panel.arena_size), "#222222", "none",
-                  "arena-size", /*label_right=*/false, /*below=*/false);
-    if (row.lower_bound > 0) {
-      DrawLevelLine(f, row.lower_bound, "lower bound " + ShortBytes(row.lower_bound), kBoundStroke,
-                    "5 3", "bound", /*label_right=*/true, /*below=*/false);
-    }
-    DrawAxes(f, row.instruction_count);
-    svg_.Close("g");
-  }
-
-  void DrawFrontRegion(const PanelFrame& f, uint64_t front_size) {
-    const double y = f.Y(front_size);
-    const double h = f.Y(0) - y;
-    svg_.Open("rect", {{"class", "front"},
-                       {"x", SvgNumber(f.left)},
-                       {"y", SvgNumber(y)},
-                       {"width", SvgNumber(kPlotWidth)},
-                       {"height", SvgNumber(std::max(h, 1.0))},
-                       {"fill", kFrontFill},
-                       {"fill-opacity", "0.45"},
-                       {"stroke", kFrontStroke},
-                       {"stroke-dasharray", "4 2"}});
-    svg_.Element("title", {},
-                 "front region [0, " + Grouped(front_size) +
-                     ") bytes: the shared buffers, at the same offsets in every method; no "
-                     "other tensor may use it");
-    svg_.Close("rect");
-  }
-
-  /// Draws the larger tensors one by one and the rest as density runs.
-  void DrawTensors(const PanelFrame& f, const ArenaRow& row, const ArenaPanel& panel) {
-    std::vector<PixelRect> rects;
-    rects.reserve(panel.boxes.size());
-    for (const TensorBox& box : panel.boxes) rects.push_back(RectOf(f, box.placement, box.live));
-
-    // Buffers are always drawn (they are few and the point of the picture);
-    // ordinary tensors if they cover a pixel, largest first up to the cap.
-    std::vector<bool> draw(panel.boxes.size(), false);
-    std::vector<size_t> candidates;
-    for (size_t i = 0; i < panel.boxes.size(); ++i) {
-      if (panel.boxes[i].kind != BoxKind::kTensor) {
-        draw[i] = true;
-      } else if (rects[i].w >= kMinTensorPixels && rects[i].h >= kMinTensorPixels) {
-        candidates.push_back(i);
-      }
-    }
-    if (candidates.size() > options_.max_tensor_rects_per_panel) {
-      std::stable_sort(candidates.begin(), candidates.end(), [&](size_t a, size_t b) {
-        return rects[a].w * rects[a].h > rects[b].w * rects[b].h;
-      });
-      candidates.resize(options_.max_tensor_rects_per_panel);
-    }
-    for (size_t i : candidates) draw[i] = true;
-
-    PixelDensity density(kPlotWidth, kPlotHeight, kDensityCell);
-    for (size_t i = 0; i < panel.boxes.size(); ++i) {
-      if (!draw[i]) density.Add(rects[i].x - f.left, rects[i].y - f.top, rects[i].w, rects[i].h);
-    }
-    DrawDensity(f, density);
-
-    std::vector<size_t> members(0);
-    for (const GroupOutline& g : panel.groups) {
-      if (members.size() <= static_cast<size_t>(g.group)) members.resize(g.group + 1, 0);
-      members[g.group] = g.members;
-    }
-    std::vector<size_t> labels;
-    for (size_t i = 0; i < panel.boxes.size(); ++i) {
-      if (!draw[i]) continue;
-      const TensorBox& box = panel.boxes[i];
-      PixelRect r = rects[i];
-      // A buffer smaller than a pixel still shows as one.
-      r.w = std::max(r.w, kMinTensorPixels);
-      if (r.h < kMinTensorPixels) {
-        r.y -= kMinTensorPixels - r.h;
-        r.h = kMinTensorPixels;
-      }
-      const bool buffer = box.kind == BoxKind::kSharedBuffer;
-      const size_t group_members = box.group >= 0 && static_cast<size_t>(box.group) < members.size()
-                                       ? members[box.group]
-                                       : 1;
-      svg_.Open("rect", {{"class", ClassOf(box)},
-                         {"x", SvgNumber(r.x)},
-                         {"y", SvgNumber(r.y)},
-                         {"width", SvgNumber(r.w)},
-                         {"height", SvgNumber(r.h)},
-                         {"fill", FillOf(box)},
-                         {"stroke", buffer ? kSharedStroke : "#ffffff"},
-                         {"stroke-width", r.w > 3 && r.h > 3 ? "0.6" : "0"}});
-      if (options_.tooltips) {
-        svg_.Element("title", {},
-                     TensorTooltip(box, panel.after_plan, row.instruction_count, group_members));
-      }
-      svg_.Close("rect");
-      ++stats_.tensor_rects;
-      if (box.kind != BoxKind::kTensor) labels.push_back(i);
-    }
-    for (size_t i : labels) LabelBuffer(panel.boxes[i], rects[i]);
-  }
-
-  /// A buffer's name inside its rectangle, where it fits: with a few
-  /// buffers this is what makes the picture read without hovering.
-  void LabelBuffer(const TensorBox& box, const PixelRect& r) {
-    constexpr double kCharWidth = 5.4;  // font-size 9, DejaVu Sans, roughly
-    if (box.name.empty() || r.h < 10 || r.w < 40) return;
-    std::string label = box.name;
-    const size_t fits = static_cast<size_t>((r.w - 8) / kCharWidth);
-    if (fits < 6) return;
-    // Keep the end of the name: "...layers.3.attention.kv_cache.v_cache".
-    if (label.size() > fits) label = "..." + label.substr(label.size() - (fits - 3));
-    svg_.Element("text",
-                 {{"class", "label"},
-                  {"x", SvgNumber(r.x + 4)},
-                  {"y", SvgNumber(r.y + r.h / 2 + 3)},
-                  {"font-size", "9"},
-                  {"fill", "#ffffff"},
-                  {"pointer-events", "none"}},
-                 label);
-  }
-
-  void DrawDensity(const PanelFrame& f, const PixelDensity& density) {
-    stats_.aggregated_tensors += density.added();
-    if (density.added() == 0) return;
-    svg_.Open("g", {{"class", "aggregate"}, {"fill", kDensityFill}});
-    if (options_.tooltips) {
-      svg_.Element("title", {},
-                   std::to_string(density.added()) +
-                       " tensors smaller than a pixel, drawn as density (darker: more of the "
-                       "area in use)");
-    }
-    for (const DensityRun& run : density.Runs(kDensityLevels)) {
-      const double opacity = 0.15 + 0.75 * run.level / kDensityLevels;
-      svg_.Empty("rect", {{"x", SvgNumber(f.left + run.x)},
-                          {"y", SvgNumber(f.top + run.y)},
-                          {"width", SvgNumber(run.width)},
-                          {"height", SvgNumber(run.height)},
-                          {"fill-opacity", SvgNumber(opacity)}});
-      ++stats_.aggregate_rects;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      svg_.Element("text",
+                   {{"x", "24"},
+                    {"y", SvgNumber(top + 24 + 18 * static_cast<double>(i))},
+                    {"font-size", SvgNumber(kMessageFont)},
+                    {"font-weight", i < bold_lines_ ? "bold" : "normal"}},
+                   lines[i]);
     }
     svg_.Close("g");
-  }
-
-  void DrawGroups(const PanelFrame& f, const ArenaPanel& panel) {
-    for (const GroupOutline& g : panel.groups) {
-      PixelRect r = RectOf(f, Placement{0, g.offset, g.end - g.offset}, g.live);
-      // An outline smaller than a few pixels would only hide its members.
-      if (r.w < 3 || r.h < 3) continue;
-      svg_.Open("rect", {{"class", "group"},
-                         {"x", SvgNumber(r.x)},
-                         {"y", SvgNumber(r.y)},
-                         {"width", SvgNumber(r.w)},
-                         {"height", SvgNumber(r.h)},
-                         {"fill", "none"},
-                         {"stroke", "#222222"},
-                         {"stroke-width", "1"},
-                         {"stroke-dasharray", "3 2"}});
-      if (options_.tooltips) {
-        svg_.Element("title", {},
-                     "alias group of " + std::to_string(g.members) + " tensors (they move as one " +
-                         "block): offset " + Grouped(g.offset) + ", " + Grouped(g.end - g.offset) +
-                         " bytes, " + LiveRangeText(g.live, f.instructions));
-      }
-      svg_.Close("rect");
-    }
-  }
-
-  /// A horizontal line at `bytes` across the plot area, labelled above it
-  /// (or below).
-  void DrawLevelLine(const PanelFrame& f, uint64_t bytes, const std::string& label,
-                     const char* colour, const char* dash, const char* css_class, bool label_right,
-                     bool below) {
-    const double y = f.Y(bytes);
-    svg_.Empty("line", {{"class", css_class},
-                        {"x1", SvgNumber(f.left)},
-                        {"y1", SvgNumber(y)},
-                        {"x2", SvgNumber(f.left + kPlotWidth)},
-                        {"y2", SvgNumber(y)},
-                        {"stroke", colour},
-                        {"stroke-width", "1.5"},
-                        {"stroke-dasharray", dash}});
-    // Labels sit just above the line (below it when the line is the top).
-    double text_y = below || y - 3 < f.top + 10 ? y + 11 : y - 3;
-    // Lines a few pixels apart (front region, lower bound and arena size
-    // often are) would print their labels over each other: step down.
-    for (int tries = 0; tries < 4; ++tries) {
-      const bool taken = std::any_of(label_rows_.begin(), label_rows_.end(), [&](const auto& used) {
-        return used.first == label_right && std::abs(used.second - text_y) < 11;
-      });
-      if (!taken) break;
-      text_y += 11;
-    }
-    label_rows_.emplace_back(label_right, text_y);
-    svg_.Element("text",
-                 {{"x", SvgNumber(label_right ? f.left + kPlotWidth - 4 : f.left + 4)},
-                  {"y", SvgNumber(text_y)},
-                  {"text-anchor", label_right ? "end" : "start"},
-                  {"fill", colour},
-                  {"font-size", "10"},
-                  {"stroke", "#ffffff"},
-                  {"stroke-width", "2.5"},
-                  {"paint-order", "stroke"}},
-                 label);
-  }
-
-  void DrawAxes(const PanelFrame& f, int64_t instruction_count) {
-    const double bottom = f.top + kPlotHeight;
-    const uint64_t scale = static_cast<uint64_t>(f.bytes_scale);
-    const uint64_t byte_step = ByteTickStep(scale, 5);
-    for (uint64_t b = 0; b <= scale; b += byte_step) {
-      const double y = f.Y(b);
-      svg_.Empty("line", {{"x1", SvgNumber(f.left - 4)},
-                          {"y1", SvgNumber(y)},
-                          {"x2", SvgNumber(f.left)},
-                          {"y2", SvgNumber(y)},
-                          {"stroke", "#666666"}});
-      svg_.Element("text",
-                   {{"x", SvgNumber(f.left - 6)},
-                    {"y", SvgNumber(y + 3.5)},
-                    {"text-anchor", "end"},
-                    {"font-size", "10"},
-                    {"fill", "#444444"}},
-                   ShortBytes(b));
-    }
-    const int64_t span = std::max<int64_t>(instruction_count, 1);
-    const int64_t step = InstructionTickStep(span, 10);
-    for (int64_t i = 0; i <= span; i += step) {
-      const double x = f.X(i);
-      svg_.Empty("line", {{"x1", SvgNumber(x)},
-                          {"y1", SvgNumber(bottom)},
-                          {"x2", SvgNumber(x)},
-                          {"y2", SvgNumber(bottom + 4)},
-                          {"stroke", "#666666"}});
-      svg_.Element("text",
-                   {{"x", SvgNumber(x)},
-                    {"y", SvgNumber(bottom + 15)},
-                    {"text-anchor", "middle"},
-                    {"font-size", "10"},
-                    {"fill", "#444444"}},
-                   std::to_string(i));
-    }
-    svg_.Element("text",
-                 {{"x", SvgNumber(f.left + kPlotWidth / 2)},
-                  {"y", SvgNumber(bottom + 29)},
-                  {"text-anchor", "middle"},
-                  {"fill", "#444444"}},
-                 "instruction");
   }
 
   const LayoutPicture& picture_;
   const SvgLayoutOptions& options_;
-  /// Level-line labels of the current panel: (right-aligned, baseline y).
-  std::vector<std::pair<bool, double>> label_rows_;
+  std::vector<RowPlan> row_plans_;
+  /// The empty message's first lines, in bold.
+  size_t bold_lines_ = 0;
   SvgWriter svg_;
   SvgLayoutStats stats_;
 };

@@ -28,6 +28,11 @@ struct SvgLayoutStats {
   size_t tensor_rects = 0;
   size_t aggregated_tensors = 0;
   size_t aggregate_rects = 0;
+  /// Zoom panels (where buffers fill most of an arena) and the tensor
+  /// rectangles in them, counted apart: they draw again what a full panel
+  /// drew.
+  size_t zoom_panels = 0;
+  size_t zoom_tensor_rects = 0;
 };
 
 /// The picture as an SVG document (no XML declaration, so it can also be

@@ -5,6 +5,38 @@
 #include "tools/report/numbers.h"
 
 namespace pteshare::cli {
+namespace {
+
+void WriteLayoutCostsJson(JsonWriter& json, const VerifiedPlan& verified) {
+  json.Key("layouts").BeginArray();
+  for (const LayoutCost& c : verified.layouts) {
+    json.BeginObject()
+        .Field("layout", LayoutName(c.layout))
+        .Field("chosen", c.layout == verified.planned.plan.layout);
+    json.Key("state_arenas").BeginArray();
+    for (const FrontRegion& f : c.state_arenas) json.Uint(f.memory_id);
+    json.EndArray();
+    if (c.memory) {
+      WriteMemoryJson(json, *c.memory);
+      json.Key("refused").Null();
+    } else {
+      json.Key("memory").Null();
+      json.Field("refused", c.refused);
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+}  // namespace
+
+std::string ArenaDevice(const MethodView& method, const FrontRegion* front, uint32_t id) {
+  if (const Arena* arena = method.arena(id)) {
+    return DeviceName(static_cast<int8_t>(arena->device), arena->device_index);
+  }
+  if (front != nullptr) return DeviceName(static_cast<int8_t>(front->device), front->device_index);
+  return DeviceName(0, 0);  // an empty arena before a state arena
+}
 
 void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
   auto fields = [&](const ArenaCost& a) {
@@ -29,7 +61,9 @@ void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  json.Field("strategy", plan.strategy).Field("alignment", plan.alignment);
+  json.Field("strategy", StrategyName(plan.strategy))
+      .Field("layout", LayoutName(plan.layout))
+      .Field("alignment", plan.alignment);
   json.Key("pairs").BeginArray();
   for (const StatePairing& pairing : shared.pairings) {
     json.BeginObject().Field("name", pairing.name).Field("shape", pairing.shape);
@@ -51,11 +85,16 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   }
   json.Key("fronts").BeginArray();
   for (const FrontRegion& f : plan.fronts) {
-    json.BeginObject().Field("memory_id", f.memory_id).Field("size", f.size);
+    json.BeginObject()
+        .Field("memory_id", f.memory_id)
+        .Field("size", f.size)
+        .Field("state_arena", f.state_arena)
+        .Field("device", DeviceName(static_cast<int8_t>(f.device), f.device_index));
     json.Key("slots").BeginArray();
     for (const FrontSlot& s : f.slots) {
       json.BeginObject()
           .Field("name", s.name)
+          .Field("from_memory_id", s.source_memory_id)
           .Field("offset", s.offset)
           .Field("nbytes", s.nbytes)
           .EndObject();
@@ -70,17 +109,18 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
         .Field("planned_tensors", static_cast<uint64_t>(m.moves.size()))
         .Field("moved_tensors", static_cast<uint64_t>(m.moved_count()));
     json.Key("arenas").BeginArray();
-    for (size_t i = 0; i < m.arena_sizes_before.size(); ++i) {
+    for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
-      const Arena* arena = view.methods[m.method_index].arena(id);
       const FrontRegion* f = plan.front(id);
       json.BeginObject()
           .Field("memory_id", id)
-          .Field("device", DeviceName(static_cast<int8_t>(arena->device), arena->device_index))
-          .Field("size_before", m.arena_sizes_before[i])
+          .Field("device", ArenaDevice(view.methods[m.method_index], f, id))
+          .Field("new", i >= m.arena_sizes_before.size())
+          .Field("size_before", i < m.arena_sizes_before.size() ? m.arena_sizes_before[i] : 0)
           .Field("size_after", m.arena_sizes_after[i])
           .Field("front", f ? f->size : uint64_t{0});
-      if (i < m.arena_strategies.size()) json.Field("strategy", m.arena_strategies[i]);
+      if (i < m.arena_strategies.size())
+        json.Field("strategy", StrategyName(m.arena_strategies[i]));
       if (i < m.arena_lower_bounds.size()) json.Field("lower_bound", m.arena_lower_bounds[i]);
       if (i < m.arena_sizes_relocate.size()) json.Field("size_relocate", m.arena_sizes_relocate[i]);
       if (i < m.arena_sizes_replan.size()) {
@@ -114,13 +154,17 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   }
   json.EndArray();
   WriteMemoryJson(json, ComputeMemoryCost(plan));
+  WriteLayoutCostsJson(json, verified);
   json.Key("warnings").BeginArray();
   for (const std::string& w : plan.warnings) json.String(w);
   json.EndArray();
   json.Field("verified", verified.verified());
   json.Key("violations").BeginArray();
   for (const PlanViolation& v : verified.violations) {
-    json.BeginObject().Field("invariant", v.invariant).Field("message", v.message).EndObject();
+    json.BeginObject()
+        .Field("invariant", InvariantName(v.invariant))
+        .Field("message", v.message)
+        .EndObject();
   }
   json.EndArray();
 }

@@ -11,6 +11,10 @@
 
 namespace pteshare::cli {
 
+/// The device of arena `id` of a method, or (an arena the method does not
+/// have) of the state arena `front` the plan adds.
+std::string ArenaDevice(const MethodView& method, const FrontRegion* front, uint32_t id);
+
 /// The plan as JSON members of an already open object.
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified);
 /// `"memory": {...}` as a member of an open object.

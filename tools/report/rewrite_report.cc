@@ -45,6 +45,7 @@ std::string RewriteJson(const std::string& file, const std::string& output, bool
       .Field("tensors_repointed", static_cast<uint64_t>(patch.tensors_repointed))
       .Field("fields_overwritten", static_cast<uint64_t>(patch.fields_overwritten))
       .Field("arena_sizes_changed", static_cast<uint64_t>(patch.arena_sizes_changed))
+      .Field("arena_vectors_appended", static_cast<uint64_t>(patch.arena_vectors_appended))
       .Field("names_written", static_cast<uint64_t>(patch.names_written))
       .Field("segments_moved", patch.segments_move())
       .Field("segment_shift", patch.segment_shift())

@@ -1,0 +1,257 @@
+#include "rewriter/blockplan/planner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewriter/blockplan/greedy.h"
+#include "rewriter/blockplan/lower_bound.h"
+#include "rewriter/blockplan/probe.h"
+#include "rewriter/blockplan/search.h"
+#include "rewriter/blockplan/step_budget.h"
+#include "rewriter/blockplan/validator.h"
+#include "rewriter/blockplan/windows.h"
+
+namespace pteshare {
+namespace {
+
+/// Sizes and offsets stay below this so sums of them cannot wrap.
+constexpr Bytes kMaxTotal = Bytes{1} << 62;
+/// Random orders tried after the fixed ones.
+constexpr int kRandomOrders = 8;
+/// Past this many blocks the whole-problem search costs too much per node
+/// (O(blocks)) and per dive (O(blocks^2)); larger problems are searched in
+/// windows (windows.h).
+constexpr size_t kMaxWholeSearchBlocks = 2000;
+
+std::string Describe(const Block& block) {
+  return "block '" + block.id + "' [" + std::to_string(block.lifespan.begin) + ", " +
+         std::to_string(block.lifespan.end) + ")";
+}
+
+std::string Percent(Bytes part, Bytes whole) {
+  if (whole == 0) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " (%.1f%%)", 100.0 * static_cast<double>(part) / whole);
+  return text;
+}
+
+/// The size-descending order with every key scaled by a random factor in
+/// [0.75, 1.25): near-greedy orders that explore other tie-breaks.
+std::vector<uint32_t> RandomOrder(const BlockProblem& problem, std::mt19937_64& random) {
+  std::vector<std::pair<double, uint32_t>> keyed;
+  for (uint32_t i = 0; i < problem.blocks.size(); ++i) {
+    if (problem.blocks[i].fixed_offset) continue;
+    // Raw engine bits, not a std:: distribution: those differ between
+    // standard libraries, and the plan must not.
+    double factor = 0.75 + 0.5 * static_cast<double>(random() >> 11) * 0x1.0p-53;
+    keyed.push_back({static_cast<double>(problem.blocks[i].size) * factor, i});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<uint32_t> order;
+  for (const auto& [key, index] : keyed) order.push_back(index);
+  return order;
+}
+
+/// Steps each probe of the first bisection pass may take; every pass doubles.
+/// (4 M gave D +7.7%, J +5.8%; 64 M gives D +6.85%, J +5.07% at 2 G steps.)
+constexpr uint64_t kFirstProbeSteps = 64'000'000;
+
+/// The capacity probes on the whole problem, as an anytime schedule: passes
+/// of bisection probes between what is proven not to fit (below
+/// `proven_low`) and the best height found, each pass with twice the steps
+/// per probe, interleaved with a resumable probe at the lower bound (or the
+/// problem's capacity) that gets as many steps as the bisection has had.
+/// No decision reads the budget's size, so a larger budget runs the same
+/// probes first and then more: more steps never give a larger arena.
+void SearchWhole(CapacitySearch& search, const BlockProblem& problem, uint64_t seed,
+                 StepBudget* budget, BlockPlan* plan, Bytes* proven_low) {
+  auto consider = [&](BlockSolution& candidate) {
+    if (candidate.height < plan->solution.height) plan->solution = std::move(candidate);
+  };
+  const bool must_fit = problem.capacity && plan->solution.height > *problem.capacity;
+  uint64_t probe_count = 0;
+  auto schedule = [&] {
+    ProbeSchedule out;
+    out.shuffle_seed = seed * 0x100000001b3ull + ++probe_count * 131;
+    return out;
+  };
+  // The tight probe: the lower bound prunes hardest and is often met.
+  ResumableProbe tight(must_fit ? *problem.capacity : plan->lower_bound, schedule());
+  bool tight_settled = false;
+  uint64_t bisection_spent = 0;
+  // Probes closer than this to the best height gain too little to pay.
+  const Bytes granularity = std::max<Bytes>(problem.alignment, plan->lower_bound / 1024);
+  BlockSolution found;
+  for (uint64_t probe_steps = kFirstProbeSteps;
+       plan->solution.height > *proven_low && !budget->exhausted();
+       probe_steps = probe_steps > UINT64_MAX / 2 ? UINT64_MAX : probe_steps * 2) {
+    const uint64_t used_at_pass_start = budget->used();
+    // Until a plan fits the problem's capacity, only that capacity matters
+    // and its probe takes every pass's steps; otherwise it keeps level with
+    // the bisection.
+    const bool unmet = problem.capacity && plan->solution.height > *problem.capacity;
+    const uint64_t owed = std::max(bisection_spent, kFirstProbeSteps);
+    const uint64_t tight_steps = unmet                  ? probe_steps
+                                 : owed > tight.spent() ? owed - tight.spent()
+                                                        : 0;
+    if (!tight_settled && !tight.stalled() && tight_steps > 0) {
+      SearchOutcome outcome = tight.Continue(search, tight_steps, budget, &found);
+      if (outcome == SearchOutcome::kFound) consider(found);
+      if (outcome == SearchOutcome::kInfeasible) {
+        *proven_low = std::max(*proven_low, tight.capacity() + 1);
+      }
+      tight_settled = outcome != SearchOutcome::kOutOfSteps;
+    }
+    if (problem.capacity && plan->solution.height > *problem.capacity) {
+      if (tight_settled || tight.stalled()) break;
+      continue;
+    }
+    // One bisection pass: a probe that runs out of steps only raises
+    // `soft_low`; the next pass starts again from `proven_low`.
+    const uint64_t bisection_start = budget->used();
+    for (Bytes soft_low = *proven_low;
+         soft_low + granularity <= plan->solution.height && !budget->exhausted();) {
+      const Bytes capacity = soft_low + (plan->solution.height - 1 - soft_low) / 2;
+      SearchOutcome outcome =
+          ProbeCapacity(search, capacity, schedule(), probe_steps, budget, &found);
+      if (outcome == SearchOutcome::kFound) consider(found);
+      if (outcome == SearchOutcome::kInfeasible) *proven_low = std::max(*proven_low, capacity + 1);
+      if (outcome == SearchOutcome::kOutOfSteps) soft_low = capacity + 1;
+      soft_low = std::max(soft_low, *proven_low);
+    }
+    bisection_spent += budget->used() - bisection_start;
+    // A pass that spent nothing would repeat forever; one with nothing left
+    // to probe and a settled tight probe is done.
+    if (budget->used() == used_at_pass_start) break;
+  }
+}
+
+}  // namespace
+
+Status ValidateBlockProblem(const BlockProblem& problem) {
+  const Bytes alignment = problem.alignment;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxTotal) {
+    return Error{"alignment " + std::to_string(alignment) + " is not a power of two"};
+  }
+  Bytes total = 0;
+  std::vector<const Block*> fixed;
+  for (const Block& block : problem.blocks) {
+    if (block.lifespan.end < block.lifespan.begin) {
+      return Error{Describe(block) + " ends before it begins"};
+    }
+    if (block.size > kMaxTotal || (total += block.size) > kMaxTotal) {
+      return Error{Describe(block) + ": sizes add up past 2^62 bytes"};
+    }
+    if (!block.fixed_offset) continue;
+    if (*block.fixed_offset > kMaxTotal) {
+      return Error{Describe(block) + ": fixed offset " + std::to_string(*block.fixed_offset) +
+                   " is past 2^62"};
+    }
+    if (problem.capacity && *block.fixed_offset + block.size > *problem.capacity) {
+      return Error{Describe(block) + " is fixed at offset " + std::to_string(*block.fixed_offset) +
+                   " + " + std::to_string(block.size) + " bytes, past the capacity " +
+                   std::to_string(*problem.capacity)};
+    }
+    if (block.size > 0 && block.lifespan.begin < block.lifespan.end) fixed.push_back(&block);
+  }
+  // Fixed blocks are few (front regions); a pairwise check is enough.
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    for (size_t j = i + 1; j < fixed.size(); ++j) {
+      const Block& a = *fixed[i];
+      const Block& b = *fixed[j];
+      if (LifespansOverlap(a.lifespan, b.lifespan) && *a.fixed_offset < *b.fixed_offset + b.size &&
+          *b.fixed_offset < *a.fixed_offset + a.size) {
+        return Error{"fixed " + Describe(a) + " at offset " + std::to_string(*a.fixed_offset) +
+                     " and fixed " + Describe(b) + " at offset " + std::to_string(*b.fixed_offset) +
+                     " overlap while both are live"};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOptions& options) {
+  if (Status valid = ValidateBlockProblem(problem); !valid) return valid.error();
+  std::optional<StepBudget::Clock::time_point> deadline;
+  if (options.time_limit_seconds) {
+    deadline = StepBudget::Clock::now() +
+               std::chrono::duration_cast<StepBudget::Clock::duration>(
+                   std::chrono::duration<double>(std::max(0.0, *options.time_limit_seconds)));
+  }
+  StepBudget budget(options.max_steps, deadline);
+  BlockPlan plan;
+  plan.lower_bound = BlockLowerBound(problem.blocks);
+
+  // 1. Greedy passes. They always run in full (cheap, and the fallback).
+  GreedyPlacer greedy(problem);
+  auto consider = [&](BlockSolution candidate) {
+    if (plan.solution.offsets.empty() || candidate.height < plan.solution.height) {
+      plan.solution = std::move(candidate);
+    }
+  };
+  for (BlockOrder order : kAllBlockOrders) {
+    if (!plan.solution.offsets.empty() && plan.solution.height == plan.lower_bound) break;
+    std::vector<uint32_t> blocks = OrderFreeBlocks(problem, order);
+    consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
+    consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
+  }
+  // Random orders only where the whole problem is searched: on larger ones
+  // the windowed search improves on them for less than their cost.
+  std::mt19937_64 random(options.seed);
+  const int random_orders = problem.blocks.size() > kMaxWholeSearchBlocks ? 0 : kRandomOrders;
+  for (int i = 0; i < random_orders && plan.solution.height > plan.lower_bound; ++i) {
+    consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
+  }
+
+  // 2. Capacity probes: the lower bound first (a tight capacity prunes
+  // hardest, and is often met), then bisection between what is known not to
+  // fit (below `proven_low`) and the best height found.
+  Bytes proven_low = plan.lower_bound;
+  if (plan.solution.height > proven_low && !budget.exhausted() &&
+      problem.blocks.size() > kMaxWholeSearchBlocks) {
+    WindowedSearchOptions windows;
+    windows.seed = options.seed;
+    consider(SearchInWindows(problem, plan.lower_bound, windows, &budget));
+  } else if (plan.solution.height > proven_low && !budget.exhausted()) {
+    CapacitySearch search(problem);
+    SearchWhole(search, problem, options.seed, &budget, &plan, &proven_low);
+  }
+  plan.optimal = plan.solution.height <= proven_low;
+  plan.steps = budget.used();
+  plan.timed_out = budget.timed_out();
+  if (problem.capacity && plan.solution.height > *problem.capacity) {
+    const Bytes miss = plan.solution.height - *problem.capacity;
+    if (plan.lower_bound > *problem.capacity) {
+      return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                   " bytes: " + std::to_string(plan.lower_bound) +
+                   " bytes are live at one instant, " +
+                   std::to_string(plan.lower_bound - *problem.capacity) + " bytes" +
+                   Percent(plan.lower_bound - *problem.capacity, *problem.capacity) +
+                   " over; the best plan found needs " + std::to_string(plan.solution.height)};
+    }
+    return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                 " bytes: the best found needs " + std::to_string(plan.solution.height) +
+                 " bytes, " + std::to_string(miss) + " bytes" + Percent(miss, *problem.capacity) +
+                 " over" + (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
+  }
+#ifndef NDEBUG
+  // Debug builds check every plan, as an assert would, with a checker that
+  // shares no code with the planner.
+  if (Status valid = ValidateBlockSolution(problem, plan.solution); !valid) {
+    std::fprintf(stderr, "PlanBlocks made an invalid placement: %s\n",
+                 valid.error().message.c_str());
+    std::abort();
+  }
+#endif
+  return plan;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,54 @@
+#include "rewriter/layout_costs.h"
+
+#include "rewriter/plan_verifier.h"
+
+namespace pteshare {
+namespace {
+
+LayoutCost CostOf(const ProgramView& view, const PlanInput& input) {
+  LayoutCost cost;
+  cost.layout = input.plan.layout;
+  for (const FrontRegion& f : input.plan.fronts) {
+    if (f.state_arena) cost.state_arenas.push_back(f);
+  }
+  if (!input.plan.limit_misses.empty()) {
+    cost.refused = "no plan fits --arena-limit: " + input.plan.limit_misses.front();
+    return cost;
+  }
+  const std::vector<PlanViolation> violations = VerifyPlan(view, input.shared, input.plan);
+  if (!violations.empty()) {
+    cost.refused = "plan violates " + InvariantName(violations.front().invariant) + ": " +
+                   violations.front().message;
+    return cost;
+  }
+  cost.memory = ComputeMemoryCost(input.plan);
+  return cost;
+}
+
+}  // namespace
+
+std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
+                                       const PlanOptions& options, const PlanInput& chosen) {
+  std::vector<LayoutCost> costs;
+  for (Layout layout : {Layout::kFront, Layout::kArena}) {
+    if (layout == chosen.plan.layout) {
+      costs.push_back(CostOf(view, chosen));
+      continue;
+    }
+    PlanOptions other = options;
+    other.layout = layout;
+    other.compare_strategies = false;  // only the sizes of the chosen strategy
+    Result<PlanInput> input = MakePlan(view, request, other);
+    if (!input.ok()) {
+      LayoutCost cost;
+      cost.layout = layout;
+      cost.refused = input.error().message;
+      costs.push_back(std::move(cost));
+      continue;
+    }
+    costs.push_back(CostOf(view, *input));
+  }
+  return costs;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,279 @@
+// --layout arena (state_arena.h) on hand-laid programs: the state arena's
+// number, device and slots, the arenas the buffers leave, the verifier's
+// checks of the layout, and the patch that grows the arena vectors (read
+// back through the real reader).
+#include "rewriter/state_arena.h"
+
+#include <gtest/gtest.h>
+
+#include "rewriter/arena_vectors.h"
+#include "rewriter/byte_ownership.h"
+#include "rewriter/memory_cost.h"
+#include "rewriter/patched_bytes.h"
+#include "rewriter/patcher.h"
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
+#include "tests/program_fixture.h"
+
+namespace pteshare {
+namespace {
+
+using builder::FixedMethod;
+using testing::Load;
+
+constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
+
+PlanOptions ArenaOptions(Strategy strategy = Strategy::kRelocate) {
+  PlanOptions options = WithStrategy(strategy, 16);
+  options.layout = Layout::kArena;
+  return options;
+}
+
+ShareRequest Share(std::vector<std::string> names) {
+  ShareRequest r;
+  r.names = std::move(names);
+  return r;
+}
+
+PlanInput PlanOk(const ProgramView& view, ShareRequest request,
+                 const PlanOptions& options = ArenaOptions()) {
+  Result<PlanInput> input = MakePlan(view, request, options);
+  EXPECT_TRUE(input.ok()) << input.error().message;
+  if (!input.ok()) return {};
+  for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
+    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
+  }
+  return std::move(input).value();
+}
+
+const TensorMove& MoveOf(const Plan& plan, size_t method, uint32_t value) {
+  for (const TensorMove& m : plan.methods[method].moves) {
+    if (m.value_index == value) return m;
+  }
+  ADD_FAILURE() << "no value " << value;
+  return plan.methods[method].moves.front();
+}
+
+// prefill: act [0,128), k [128,192), v [192,256), act [256,320)
+// decode:  k [0,64), v [64,128), act [128,160)
+std::vector<FixedMethod> TwoMethodsSharingKV() {
+  return {
+      {"prefill", {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {32, 1, 128}}},
+  };
+}
+
+TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
+  auto p = Load(TwoMethodsSharingKV());
+  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  const Plan& plan = input.plan;
+  ASSERT_EQ(plan.fronts.size(), 1u);
+  const FrontRegion& state = plan.fronts[0];
+  EXPECT_TRUE(state.state_arena);
+  EXPECT_EQ(state.memory_id, 2u);
+  EXPECT_EQ(state.size, 128u);
+  EXPECT_EQ(state.device, fb::DeviceType::CPU);
+  ASSERT_EQ(state.slots.size(), 2u);
+  EXPECT_EQ(state.slots[0].source_memory_id, 1u);
+  // k is value 1 in prefill, 0 in decode; v the next one.
+  for (size_t m = 0; m < 2; ++m) {
+    const uint32_t k = m == 0 ? 1 : 0;
+    EXPECT_EQ(MoveOf(plan, m, k).after, (Placement{2, 0, 64})) << m;
+    EXPECT_EQ(MoveOf(plan, m, k + 1).after, (Placement{2, 64, 64})) << m;
+  }
+  // prefill: the activation above the caches moves down over their bytes.
+  EXPECT_EQ(MoveOf(plan, 0, 0).after, (Placement{1, 0, 128}));
+  EXPECT_EQ(MoveOf(plan, 0, 3).after, (Placement{1, 128, 64}));
+  EXPECT_EQ(plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{192, 128}));
+  // decode: only the activation is left, at 0.
+  EXPECT_EQ(MoveOf(plan, 1, 2).after, (Placement{1, 0, 32}));
+  EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{32, 128}));
+}
+
+TEST(StateArena, ArenasTheBuffersLeaveNeverGrow) {
+  auto p = Load(TwoMethodsSharingKV());
+  for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
+    PlanInput input = PlanOk(p->view, Share({"k", "v"}), ArenaOptions(strategy));
+    for (const MethodPlan& m : input.plan.methods) {
+      EXPECT_LE(m.arena_sizes_after[0], m.arena_sizes_before[0]) << m.name;
+      EXPECT_EQ(m.arena_sizes_after[1], 128u) << m.name;
+    }
+  }
+}
+
+TEST(StateArena, MethodWithoutABufferStillGetsTheWholeArena) {
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
+      {"decode", {{64, 1, 0, "v", true}, {32, 1, 64}}},
+  });
+  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  const Plan& plan = input.plan;
+  EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{32, 128}));
+  EXPECT_EQ(MoveOf(plan, 1, 0).after, (Placement{2, 64, 64}));  // v keeps its slot
+}
+
+TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
+  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill",
+       {{256, 1, 0}, {128, kCuda, 0}, {64, kCuda, 128, "k", true}, {64, kCuda, 192, "v", true}},
+       {},
+       {cuda}},
+      {"decode",
+       {{64, 1, 0}, {64, kCuda, 0, "k", true}, {64, kCuda, 64, "v", true}, {32, kCuda, 128}},
+       {},
+       {cuda}},
+  });
+  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  const Plan& plan = input.plan;
+  ASSERT_EQ(plan.fronts.size(), 1u);
+  EXPECT_EQ(plan.fronts[0].memory_id, 3u);
+  EXPECT_EQ(plan.fronts[0].device, fb::DeviceType::CUDA);
+  EXPECT_EQ(plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{256, 128, 128}));
+  EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{64, 32, 128}));
+  EXPECT_EQ(MoveOf(plan, 1, 3).after, (Placement{kCuda, 0, 32}));  // scores move down
+  bool warned = false;
+  for (const std::string& w : plan.warnings) {
+    warned |= w.find("refuses methods with arenas off the CPU") != std::string::npos &&
+              w.find("memory_id 3 of the HierarchicalAllocator") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+
+  // The patch appends longer arena vectors; the result reads back with a
+  // third arena on CUDA, and rewriting it again changes nothing (I7).
+  Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, plan);
+  ASSERT_TRUE(patch.ok()) << patch.error().message;
+  EXPECT_EQ(patch->arena_vectors_appended, 4u);  // sizes and devices of both methods
+  Result<std::vector<uint8_t>> out = ApplyPatchInMemory(p->bytes, *patch);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  auto again = Load(std::move(out).value());
+  ASSERT_NE(again, nullptr);
+  for (const MethodView& m : again->view.methods) {
+    ASSERT_EQ(m.arenas.size(), 3u) << m.name;
+    EXPECT_EQ(m.arenas[2].device, fb::DeviceType::CUDA);
+    EXPECT_EQ(m.arenas[1].device, fb::DeviceType::CUDA);
+    EXPECT_EQ(m.arenas[2].size, 128u);
+  }
+  PlanInput second = PlanOk(again->view, Share({"k", "v"}));
+  EXPECT_EQ(second.plan.fronts[0].memory_id, 3u);  // kept, not a fourth
+  Result<PatchSet> none = MakePatchSet(again->bytes, again->view, second.plan);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(StateArena, MethodsWithFewerArenasGetEmptyOnesBeforeTheStateArena) {
+  // decode has one arena, prefill two: the state arena is 3 in both.
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0, "k", true}, {64, 2, 0}}},
+      {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
+  });
+  PlanInput input = PlanOk(p->view, Share({"k"}));
+  EXPECT_EQ(input.plan.fronts[0].memory_id, 3u);
+  EXPECT_EQ(input.plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{16, 0, 64}));
+  Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
+  ASSERT_TRUE(patch.ok()) << patch.error().message;
+  auto out = Load(ApplyPatchInMemory(p->bytes, *patch).value());
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->view.methods[1].arenas.size(), 3u);
+  EXPECT_EQ(out->view.methods[1].tensor(0)->placement, (Placement{3, 0, 64}));
+}
+
+TEST(StateArena, AMethodWithoutDeviceTableCannotGetADeviceArena) {
+  // prefill has the cache on CUDA; decode has no state and no device table.
+  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"decode", {{64, 1, 0}}},
+  });
+  PlanInput input = PlanOk(p->view, Share({"k"}));
+  Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
+  ASSERT_FALSE(patch.ok());
+  EXPECT_NE(patch.error().message.find("method decode stores no non_const_buffer_device"),
+            std::string::npos)
+      << patch.error().message;
+}
+
+TEST(StateArena, ABufferOnTwoDevicesIsRefused) {
+  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"decode", {{64, 1, 0}, {64, kCuda, 0, "k", true}}},
+  });
+  Result<PlanInput> input = MakePlan(p->view, Share({"k"}), ArenaOptions());
+  ASSERT_FALSE(input.ok());
+  EXPECT_NE(input.error().message.find("on CUDA:0 in method prefill but on CPU:0 in method decode"),
+            std::string::npos)
+      << input.error().message;
+}
+
+TEST(StateArena, NothingToShareIsRefusedNotReportedAsDone) {
+  auto p = Load(std::vector<FixedMethod>{{"forward", {{64, 1, 0}}}});
+  ShareRequest request;
+  request.share_auto = true;
+  request.allow_none = true;
+  Result<PlanInput> input = MakePlan(p->view, request, ArenaOptions(Strategy::kBest));
+  ASSERT_FALSE(input.ok());
+  EXPECT_NE(input.error().message.find("--layout arena: nothing to share"), std::string::npos);
+}
+
+TEST(StateArena, VerifierCatchesAnAliasLeftBehindAndAStrangerInTheStateArena) {
+  auto p = Load(TwoMethodsSharingKV());
+  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  auto has = [](const std::vector<PlanViolation>& found, const std::string& invariant) {
+    for (const PlanViolation& v : found) {
+      if (InvariantName(v.invariant) == invariant) return true;
+    }
+    return false;
+  };
+  {
+    Plan plan = input.plan;  // k stays in arena 1 in prefill
+    for (TensorMove& m : plan.methods[0].moves) {
+      if (m.value_index == 1) m.after = m.before;
+    }
+    EXPECT_TRUE(has(VerifyPlan(p->view, input.shared, plan), "I1"));
+  }
+  {
+    Plan plan = input.plan;  // an activation moved into the state arena
+    for (TensorMove& m : plan.methods[1].moves) {
+      if (m.value_index == 2) m.after = {2, 0, 32};
+    }
+    const std::vector<PlanViolation> found = VerifyPlan(p->view, input.shared, plan);
+    EXPECT_TRUE(has(found, "I5") || has(found, "I2"));
+  }
+  {
+    Plan plan = input.plan;  // the state arena larger than its slots
+    plan.methods[1].arena_sizes_after[1] = 256;
+    EXPECT_TRUE(has(VerifyPlan(p->view, input.shared, plan), "I6"));
+  }
+  {
+    Plan plan = input.plan;  // a state arena numbered as if another existed
+    plan.fronts[0].memory_id = 3;
+    EXPECT_FALSE(VerifyPlan(p->view, input.shared, plan).empty());
+  }
+}
+
+TEST(StateArena, ArenaVectorReferencesAreAllocationInfo) {
+  auto p = Load(TwoMethodsSharingKV());
+  const ByteOwnership map = ByteOwnership::Map(
+      std::span<const uint8_t>(p->bytes).first(p->view.layout.program_size), p->view.layout);
+  for (const MethodView& m : p->view.methods) {
+    const auto* table = reinterpret_cast<const flatbuffers::Table*>(m.plan);
+    const uint8_t* field = table->GetAddressOf(fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
+    ASSERT_NE(field, nullptr);
+    EXPECT_TRUE(map.AllocationOnly(static_cast<uint64_t>(field - p->bytes.data()), 4)) << m.name;
+  }
+}
+
+TEST(StateArena, MemoryCostCountsTheNewArena) {
+  auto p = Load(TwoMethodsSharingKV());
+  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  const MemoryCost cost = ComputeMemoryCost(input.plan);
+  ASSERT_EQ(cost.arenas.size(), 2u);
+  EXPECT_EQ(cost.arenas[1].one_set_before, 0u);
+  EXPECT_EQ(cost.arenas[1].one_set_after, 128u);   // the largest method
+  EXPECT_EQ(cost.arenas[1].separate_after, 256u);  // one per method
+  EXPECT_EQ(cost.arenas[0].one_set_after, 192u);
+}
+
+}  // namespace
+}  // namespace pteshare
