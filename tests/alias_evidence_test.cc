@@ -10,8 +10,8 @@
 
 #include "rewriter/instruction_effects.h"
 #include "rewriter/open_program.h"
-#include "wire.h"
 #include "tests/test_support.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

@@ -22,14 +22,14 @@
 
 #include "runtime_check/alias_check.h"
 #include "tests/bad_inputs/bad_input_cases.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/fuzz/block_plan_properties.h"
 #include "tests/fuzz/plan_properties.h"
 #include "tests/fuzz/read_program_properties.h"
 #include "tests/fuzz/rewrite_properties.h"
 #include "tests/fuzz/runtime_check_properties.h"
 #include "tests/test_support.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare {
 namespace {

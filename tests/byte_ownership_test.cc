@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "wire.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/rewrite_fixtures.h"
+#include "tools/synth/spec_helpers.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

@@ -1,13 +1,13 @@
 // The exporter-like planner places tensors exactly where ExecuTorch's
 // greedy memory planner would, on small hand-worked examples; and the
 // method planner derives lifetimes the way the exporter does.
-#include "tests/builder/exporter_greedy.h"
+#include "tools/synth/exporter_greedy.h"
 
 #include <gtest/gtest.h>
 
-#include "tests/builder/method_planner.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/method_planner.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::builder {
 namespace {

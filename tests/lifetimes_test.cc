@@ -8,10 +8,10 @@
 #include "rewriter/open_program.h"
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "rewriter/appended_tables.h"
 #include "rewriter/rewrite_check.h"
-#include "wire.h"
 #include "tests/rewrite_fixtures.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "rewriter/planner.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/program_fixture.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare {
 namespace {

@@ -1,7 +1,7 @@
 // The program builder writes files that verify and read back field for
 // field as the spec says, laid out the way ExecuTorch's exporter lays them
 // out (header, segments, default omission).
-#include "tests/builder/program_builder.h"
+#include "tools/synth/program_builder.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/pte_reader.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/test_support.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/pte_reader.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::builder {
 namespace {

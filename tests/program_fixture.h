@@ -11,8 +11,8 @@
 
 #include "rewriter/program_view.h"
 #include "rewriter/pte_layout.h"
-#include "tests/builder/fixed_layout.h"
-#include "tests/builder/program_builder.h"
+#include "tools/synth/fixed_layout.h"
+#include "tools/synth/program_builder.h"
 
 namespace pteshare::testing {
 

@@ -7,9 +7,9 @@
 
 #include <cstring>
 
-#include "wire.h"
 #include "tests/rewrite_fixtures.h"
 #include "tests/test_support.h"
+#include "wire.h"
 
 namespace pteshare {
 namespace {

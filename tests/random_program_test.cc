@@ -1,14 +1,14 @@
 // The random program generator: the same seed gives the same bytes, and
 // over a few hundred seeds every feature it promises shows up, so the
 // differential test really exercises them.
-#include "tests/builder/random_program.h"
+#include "tools/synth/random_program.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/program_builder.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/program_builder.h"
 
 namespace pteshare::builder {
 namespace {

@@ -22,13 +22,13 @@
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
 #include "rewriter/pte_layout.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/random_program.h"
-#include "tests/builder/spec_helpers.h"
-#include "tests/builder/synth_llm.h"
 #include "tests/reference/differential_run.h"
 #include "tests/reference/plan_application.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/random_program.h"
+#include "tools/synth/spec_helpers.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare::reference {
 namespace {

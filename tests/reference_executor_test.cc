@@ -8,9 +8,9 @@
 
 #include <cstring>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::reference {
 namespace {

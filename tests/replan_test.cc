@@ -10,12 +10,12 @@
 #include "rewriter/patcher.h"
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
-#include "tests/builder/synth_cnn.h"
-#include "tests/builder/synth_llm.h"
 #include "tests/program_fixture.h"
 #include "tests/rewrite_fixtures.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
+#include "tools/synth/synth_cnn.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {

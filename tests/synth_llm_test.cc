@@ -1,7 +1,7 @@
 // The synthetic LLM has what pteshare exists for: prefill and decode share
 // named KV caches that the exporter-like planner placed differently in the
 // two methods. Also covers the CNN and the pte-synth command line.
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/synth_llm.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include "rewriter/pte_layout.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/pte_reader.h"
-#include "tests/builder/synth_cnn.h"
 #include "tests/test_support.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/pte_reader.h"
+#include "tools/synth/synth_cnn.h"
 
 namespace pteshare::builder {
 namespace {

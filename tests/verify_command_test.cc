@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/spec_helpers.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare {
 namespace {

@@ -27,9 +27,9 @@
 #include "rewriter/journal.h"
 #include "rewriter/open_program.h"
 #include "rewriter/planner.h"
-#include "tests/builder/synth_llm.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {

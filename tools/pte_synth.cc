@@ -12,9 +12,9 @@
 #include <iostream>
 #include <string>
 
-#include "tests/builder/program_builder.h"
-#include "tests/builder/synth_cnn.h"
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/synth_cnn.h"
+#include "tools/synth/synth_llm.h"
 
 namespace {
 

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "program_generated.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/synth_cnn.h"
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/synth_cnn.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare::testing::bad_inputs {
 

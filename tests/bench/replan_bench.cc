@@ -16,11 +16,11 @@
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
 #include "rewriter/pte_layout.h"
-#include "tests/builder/operators.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/spec_helpers.h"
-#include "tests/builder/synth_cnn.h"
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/spec_helpers.h"
+#include "tools/synth/synth_cnn.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {

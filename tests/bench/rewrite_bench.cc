@@ -45,8 +45,8 @@
 #include "rewriter/writer.h"
 #include "rewriter/writer_lock.h"
 #include "tests/bench/scratch_dir.h"
-#include "tests/builder/program_builder.h"
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {

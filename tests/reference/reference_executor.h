@@ -17,7 +17,7 @@
 //  - values persist between executions (an Int written by a kernel, a
 //    tensor a MoveCall redirected), as the runtime keeps its EValues.
 // What it does not do: dynamic shapes, devices (every arena is host memory),
-// kernels outside tests/builder/operators.h.
+// kernels outside tools/synth/operators.h.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Reference kernels: exactly the operators of tests/builder/operators.h,
+// Reference kernels: exactly the operators of tools/synth/operators.h,
 // each written straight from its documented semantics (float32, fixed loop
 // order, no scratch copies of the inputs), plus a stand-in for delegates.
 //

@@ -1,4 +1,4 @@
-#include "tests/builder/extended_header.h"
+#include "tools/synth/extended_header.h"
 
 #include <cstring>
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tests/builder/value_lifetimes.h"
+#include "tools/synth/value_lifetimes.h"
 
 namespace pteshare::builder {
 

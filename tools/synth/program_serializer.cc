@@ -1,4 +1,4 @@
-#include "tests/builder/program_serializer.h"
+#include "tools/synth/program_serializer.h"
 
 #include <flatbuffers/flatbuffers.h>
 

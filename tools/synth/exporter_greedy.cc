@@ -1,4 +1,4 @@
-#include "tests/builder/exporter_greedy.h"
+#include "tools/synth/exporter_greedy.h"
 
 #include <algorithm>
 #include <numeric>

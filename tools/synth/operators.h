@@ -16,7 +16,7 @@
 //    them.
 #pragma once
 
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder::ops {
 

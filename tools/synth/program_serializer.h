@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "tests/builder/method_planner.h"
-#include "tests/builder/program_spec.h"
-#include "tests/builder/segment_data.h"
+#include "tools/synth/method_planner.h"
+#include "tools/synth/program_spec.h"
+#include "tools/synth/segment_data.h"
 
 namespace pteshare::builder {
 

@@ -1,4 +1,4 @@
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/spec_helpers.h"
 
 #include <cstring>
 

@@ -1,11 +1,11 @@
-#include "tests/builder/method_planner.h"
+#include "tools/synth/method_planner.h"
 
 #include <algorithm>
 #include <map>
 #include <string>
 
-#include "tests/builder/exporter_greedy.h"
-#include "tests/builder/value_lifetimes.h"
+#include "tools/synth/exporter_greedy.h"
+#include "tools/synth/value_lifetimes.h"
 
 namespace pteshare::builder {
 namespace {

@@ -1,9 +1,9 @@
-#include "tests/builder/pte_reader.h"
+#include "tools/synth/pte_reader.h"
 
 #include <cstring>
 #include <string>
 
-#include "tests/builder/extended_header.h"
+#include "tools/synth/extended_header.h"
 
 namespace pteshare::builder {
 namespace {

@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder {
 

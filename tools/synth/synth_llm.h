@@ -27,7 +27,7 @@
 #include <cstdint>
 
 #include "rewriter/result.h"
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "rewriter/result.h"
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder {
 

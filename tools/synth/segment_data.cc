@@ -1,4 +1,4 @@
-#include "tests/builder/segment_data.h"
+#include "tools/synth/segment_data.h"
 
 #include <string>
 #include <string_view>

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "rewriter/result.h"
-#include "tests/builder/method_planner.h"
-#include "tests/builder/program_spec.h"
+#include "tools/synth/method_planner.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder {
 

@@ -1,12 +1,12 @@
-#include "tests/builder/synth_llm.h"
+#include "tools/synth/synth_llm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::builder {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 #include "tensor_nbytes.h"
 

@@ -1,4 +1,4 @@
-#include "tests/builder/program_builder.h"
+#include "tools/synth/program_builder.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <string>
 
-#include "tests/builder/extended_header.h"
-#include "tests/builder/program_serializer.h"
-#include "tests/builder/segment_data.h"
+#include "tools/synth/extended_header.h"
+#include "tools/synth/program_serializer.h"
+#include "tools/synth/segment_data.h"
 
 namespace pteshare::builder {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tests/builder/program_spec.h"
+#include "tools/synth/program_spec.h"
 
 namespace pteshare::builder {
 

@@ -1,4 +1,4 @@
-#include "tests/builder/value_lifetimes.h"
+#include "tools/synth/value_lifetimes.h"
 
 #include <algorithm>
 #include <type_traits>

@@ -1,11 +1,11 @@
-#include "tests/builder/random_program.h"
+#include "tools/synth/random_program.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::builder {
 namespace {

@@ -1,6 +1,6 @@
-#include "tests/builder/fixed_layout.h"
+#include "tools/synth/fixed_layout.h"
 
-#include "tests/builder/program_builder.h"
+#include "tools/synth/program_builder.h"
 
 namespace pteshare::builder {
 

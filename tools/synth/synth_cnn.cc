@@ -1,10 +1,10 @@
-#include "tests/builder/synth_cnn.h"
+#include "tools/synth/synth_cnn.h"
 
 #include <cmath>
 #include <string>
 
-#include "tests/builder/operators.h"
-#include "tests/builder/spec_helpers.h"
+#include "tools/synth/operators.h"
+#include "tools/synth/spec_helpers.h"
 
 namespace pteshare::builder {
 namespace {
