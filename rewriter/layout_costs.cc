@@ -5,7 +5,7 @@
 namespace pteshare {
 namespace {
 
-LayoutCost CostOf(const ProgramView& view, const PlanInput& input) {
+LayoutCost CostOf(const ProgramView& view, const PlanResult& input) {
   LayoutCost cost;
   cost.layout = input.plan.layout;
   for (const FrontRegion& f : input.plan.fronts) {
@@ -28,7 +28,7 @@ LayoutCost CostOf(const ProgramView& view, const PlanInput& input) {
 }  // namespace
 
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
-                                       const PlanOptions& options, const PlanInput& chosen) {
+                                       const PlanOptions& options, const PlanResult& chosen) {
   std::vector<LayoutCost> costs;
   for (Layout layout : {Layout::kFront, Layout::kArena}) {
     if (layout == chosen.plan.layout) {
@@ -38,7 +38,7 @@ std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareReque
     PlanOptions other = options;
     other.layout = layout;
     other.compare_strategies = false;  // only the sizes of the chosen strategy
-    Result<PlanInput> input = MakePlan(view, request, other);
+    Result<PlanResult> input = MakePlan(view, request, other);
     if (!input.ok()) {
       LayoutCost cost;
       cost.layout = layout;

@@ -28,6 +28,6 @@ struct LayoutCost {
 /// Both layouts, front first. `chosen` is the plan already made with
 /// `options` (its layout is not planned again).
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
-                                       const PlanOptions& options, const PlanInput& chosen);
+                                       const PlanOptions& options, const PlanResult& chosen);
 
 }  // namespace pteshare

@@ -11,13 +11,6 @@ const flatbuffers::Table& AsTable(const void* generated) {
   return *reinterpret_cast<const flatbuffers::Table*>(generated);
 }
 
-const TensorMove* MoveOf(const MethodPlan& m, uint32_t value_index) {
-  auto it = std::lower_bound(
-      m.moves.begin(), m.moves.end(), value_index,
-      [](const TensorMove& move, uint32_t index) { return move.value_index < index; });
-  return it != m.moves.end() && it->value_index == value_index ? &*it : nullptr;
-}
-
 // One complete copy of `tensor` named `name`, placed as `placement`, as a
 // finished FlatBuffers buffer whose root is the Tensor table.
 flatbuffers::DetachedBuffer CopyNamed(const fb::Tensor& tensor, const std::string& name,
@@ -74,11 +67,11 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
   for (const TensorName& n : names) {
     const MethodView& method = view.methods[n.method_index];
     const TensorValue* t = method.tensor(n.value_index);
-    const TensorMove* move = MoveOf(plan.methods[n.method_index], n.value_index);
+    const TensorMove* move = plan.methods[n.method_index].Find(n.value_index);
     const fb::EValue* value = method.plan->values()->Get(n.value_index);
     const uint8_t* val_field = AsTable(value).GetAddressOf(fb::EValue::VT_VAL);
     if (t == nullptr || t->table == nullptr || move == nullptr || val_field == nullptr) {
-      return Error{"method " + method.name + ", value " + std::to_string(n.value_index) +
+      return Error{ValueLabel(method, n.value_index) +
                    ": cannot name it (not a planned tensor of the plan)"};
     }
     // Aligned to 8, the largest alignment a Tensor copy holds (a uint64).

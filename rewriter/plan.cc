@@ -1,5 +1,7 @@
 #include "rewriter/plan.h"
 
+#include <algorithm>
+
 namespace pteshare {
 
 const char* LayoutName(Layout layout) {
@@ -36,6 +38,13 @@ std::optional<Strategy> ParseStrategy(std::string_view name) {
     if (name == StrategyName(strategy)) return strategy;
   }
   return std::nullopt;
+}
+
+const TensorMove* MethodPlan::Find(uint32_t value_index) const {
+  auto it = std::lower_bound(
+      moves.begin(), moves.end(), value_index,
+      [](const TensorMove& move, uint32_t index) { return move.value_index < index; });
+  return it != moves.end() && it->value_index == value_index ? &*it : nullptr;
 }
 
 }  // namespace pteshare

@@ -97,6 +97,10 @@ struct MethodPlan {
   /// Every planned tensor of the method, in value-index order.
   std::vector<TensorMove> moves;
 
+  /// The move of value `value_index`, or nullptr (a binary search: moves
+  /// are in value-index order).
+  const TensorMove* Find(uint32_t value_index) const;
+
   /// How many planned tensors get a new offset.
   size_t moved_count() const {
     size_t moved = 0;

@@ -21,10 +21,6 @@ std::string Range(uint64_t offset, uint64_t nbytes) {
   return "[" + std::to_string(offset) + ", " + std::to_string(offset + nbytes) + ")";
 }
 
-std::string Value(const MethodPlan& m, uint32_t value_index) {
-  return "method " + m.name + ", value " + std::to_string(value_index);
-}
-
 bool Overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
   return a < b + b_len && b < a + a_len;
 }
@@ -188,8 +184,8 @@ class Checker {
                              slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
         if (move.after != want) {
           Fail(Invariant::kSharedPlacement,
-               Value(m, move.value_index) + " lies inside '" + b.name + "' but goes to arena " +
-                   std::to_string(move.after.memory_id) + " " +
+               ValueLabel(m.name, move.value_index) + " lies inside '" + b.name +
+                   "' but goes to arena " + std::to_string(move.after.memory_id) + " " +
                    Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
                    std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
         }
@@ -233,7 +229,7 @@ class Checker {
         if ((move.after.memory_id != move.before.memory_id &&
              !IsStateArenaOf(move.after.memory_id, move.before.memory_id)) ||
             move.after.nbytes != move.before.nbytes) {
-          Fail(Invariant::kSameShape, Value(m, move.value_index) +
+          Fail(Invariant::kSameShape, ValueLabel(m.name, move.value_index) +
                                           ": arena or size changes (arena " +
                                           std::to_string(move.before.memory_id) + " -> " +
                                           std::to_string(move.after.memory_id) + ", " +
@@ -244,7 +240,7 @@ class Checker {
         if (plan_.strategy == Strategy::kRelocate && front == nullptr &&
             !IsLeftBy(move.before.memory_id) && move.after != move.before) {
           Fail(Invariant::kSameShape,
-               Value(m, move.value_index) + " moves in arena " +
+               ValueLabel(m.name, move.value_index) + " moves in arena " +
                    std::to_string(move.before.memory_id) +
                    ", which has no front region and no shared buffer leaves");
         }
@@ -297,20 +293,13 @@ class Checker {
     aliases_ = FindSharedAliases(in, ReadMethodEffects(in), buffers);
   }
 
-  static const TensorMove* MoveOf(const MethodPlan& m, uint32_t value_index) {
-    auto it = std::lower_bound(
-        m.moves.begin(), m.moves.end(), value_index,
-        [](const TensorMove& move, uint32_t index) { return move.value_index < index; });
-    return it != m.moves.end() && it->value_index == value_index ? &*it : nullptr;
-  }
-
   // I1: the buffer sits in its slot in every method that has it.
   void CheckSharedPlacements(const MethodPlan& m) {
     for (const SharedBuffer& b : shared_.buffers) {
       const auto& value = b.value_in_method[m.method_index];
       if (!value) continue;
       const FrontSlot* slot = slot_of_buffer_[static_cast<size_t>(&b - shared_.buffers.data())];
-      const TensorMove* move = MoveOf(m, *value);
+      const TensorMove* move = m.Find(*value);
       if (slot == nullptr || move == nullptr) {
         Fail(
             Invariant::kSharedPlacement,
@@ -322,7 +311,7 @@ class Checker {
       Placement expected{arena, slot->offset, b.nbytes};
       if (move->after != expected || move->before.memory_id != b.memory_id) {
         Fail(Invariant::kSharedPlacement,
-             Value(m, *value) + " ('" + b.name + "'): placed at arena " +
+             ValueLabel(m.name, *value) + " ('" + b.name + "'): placed at arena " +
                  std::to_string(move->after.memory_id) + " " +
                  Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
                  std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
@@ -364,7 +353,7 @@ class Checker {
           continue;
         }
         Fail(Invariant::kFrontRegionFree,
-             Value(m, move.value_index) + " " + Range(p.offset, p.nbytes) +
+             ValueLabel(m.name, move.value_index) + " " + Range(p.offset, p.nbytes) +
                  " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
                  std::to_string(f.memory_id) +
                  (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
@@ -380,12 +369,12 @@ class Checker {
       uint64_t size = m.arena_sizes_after[p.memory_id - 1];
       if (p.end() > size || p.end() < p.offset) {
         Fail(Invariant::kFitsAndAligned,
-             Value(m, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
+             ValueLabel(m.name, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
                  std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
                  " size " + std::to_string(size));
       }
       if (move.before.offset % plan_.alignment == 0 && p.offset % plan_.alignment != 0) {
-        Fail(Invariant::kFitsAndAligned, Value(m, move.value_index) + ": offset " +
+        Fail(Invariant::kFitsAndAligned, ValueLabel(m.name, move.value_index) + ": offset " +
                                              std::to_string(p.offset) + " loses the alignment " +
                                              std::to_string(plan_.alignment));
       }

@@ -202,8 +202,8 @@ Status KeepsInputAlignment(const Plan& plan, uint64_t given, uint64_t input_alig
       const uint64_t had = std::min(input_alignment, OffsetAlignment(move.before.offset));
       if (move.after.offset % had == 0) continue;
       return Error{"--alignment " + std::to_string(given) + " is below the input's alignment (" +
-                   std::to_string(input_alignment) + ") and would move method " + method.name +
-                   ", value " + std::to_string(move.value_index) + " from offset " +
+                   std::to_string(input_alignment) + ") and would move " +
+                   ValueLabel(method.name, move.value_index) + " from offset " +
                    std::to_string(move.before.offset) + " to " + std::to_string(move.after.offset) +
                    ", lowering its alignment from " + std::to_string(had) +
                    " bytes; refused: leave --alignment out or give " +
@@ -232,8 +232,7 @@ Status CheckInputPlacements(const ProgramView& view) {
     for (const TensorValue& t : method.tensors) {
       if (!t.planned) continue;
       const Placement& p = t.placement;
-      std::string label = "method " + method.name + ", value " + std::to_string(t.value_index);
-      if (!t.name.empty()) label += " (" + std::string(t.name) + ")";
+      const std::string label = ValueLabel(method, t.value_index);
       const Arena* arena = method.arena(p.memory_id);
       if (arena == nullptr) {
         return Error{label + ": memory_id " + std::to_string(p.memory_id) +
@@ -251,8 +250,8 @@ Status CheckInputPlacements(const ProgramView& view) {
   return Status::Ok();
 }
 
-Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
-                           const PlanOptions& options) {
+Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
+                            const PlanOptions& options) {
   Status placements = CheckInputPlacements(view);
   if (!placements.ok()) return placements.error();
   if (options.alignment != 0 && (options.alignment & (options.alignment - 1)) != 0) {
@@ -274,7 +273,7 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
   Result<SharedBufferSet> shared = ChooseSharedBuffers(view, request);
   if (!shared.ok()) return shared.error();
 
-  PlanInput input;
+  PlanResult input;
   input.shared = std::move(shared).value();
   Plan& plan = input.plan;
   plan.strategy = options.strategy;
@@ -308,8 +307,8 @@ Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
       // (DetectAlignment divides every offset unless one is below 16-byte
       // alignment, its floor.)
       if (t.placement.offset % input_alignment != 0) {
-        return Error{"method " + method.name + ", value " + std::to_string(t.value_index) +
-                     ": offset " + std::to_string(t.placement.offset) + " in arena " +
+        return Error{ValueLabel(method, t.value_index) + ": offset " +
+                     std::to_string(t.placement.offset) + " in arena " +
                      std::to_string(t.placement.memory_id) + " is not a multiple of " +
                      std::to_string(input_alignment) +
                      ", so the arena's tensors cannot be moved around a front region safely"};

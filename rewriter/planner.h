@@ -44,15 +44,15 @@ inline PlanOptions WithStrategy(Strategy strategy, uint64_t alignment = 0) {
 }
 
 /// Everything the plan was made from, kept for the verifier and reports.
-struct PlanInput {
+struct PlanResult {
   SharedBufferSet shared;
   Plan plan;
 };
 
 /// Input errors (bad names, straddling tensors, placements outside their
 /// arena) come back as errors; a plan that comes back still needs VerifyPlan.
-Result<PlanInput> MakePlan(const ProgramView& view, const ShareRequest& request,
-                           const PlanOptions& options);
+Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
+                            const PlanOptions& options);
 
 /// Checks that every planned placement of the input lies in an arena the
 /// method has and fits it: the precondition of every strategy.

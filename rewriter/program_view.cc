@@ -16,10 +16,6 @@ bool HasField(const GeneratedTable& table, flatbuffers::voffset_t field) {
   return reinterpret_cast<const flatbuffers::Table&>(table).GetAddressOf(field) != nullptr;
 }
 
-std::string ValueLabel(const MethodView& method, uint32_t value_index) {
-  return "method " + method.name + ", value " + std::to_string(value_index);
-}
-
 Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
                                const fb::Tensor& tensor) {
   TensorValue value;
@@ -177,6 +173,17 @@ Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout&
     }
   }
   return view;
+}
+
+std::string ValueLabel(std::string_view method_name, uint32_t value_index) {
+  return "method " + std::string(method_name) + ", value " + std::to_string(value_index);
+}
+
+std::string ValueLabel(const MethodView& method, uint32_t value_index) {
+  std::string label = ValueLabel(method.name, value_index);
+  const TensorValue* t = method.tensor(value_index);
+  if (t != nullptr && !t->name.empty()) label += " (" + std::string(t->name) + ")";
+  return label;
 }
 
 }  // namespace pteshare

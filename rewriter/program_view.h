@@ -102,6 +102,12 @@ struct ProgramView {
   const MethodView* method(std::string_view name) const;
 };
 
+/// "method decode, value 22 (layers.0.k_cache)": how every message names a
+/// value; the name only where the program gives the tensor one.
+std::string ValueLabel(const MethodView& method, uint32_t value_index);
+/// "method decode, value 22", for a method known only by name.
+std::string ValueLabel(std::string_view method_name, uint32_t value_index);
+
 /// Reads every method of a verified program. Errors (an unknown scalar type,
 /// a negative dimension, sizes whose product overflows) name the method and
 /// value. Placements outside their arena are recorded, not refused: the

@@ -11,13 +11,6 @@ namespace {
 
 uint64_t AlignDown(uint64_t value, uint64_t alignment) { return value / alignment * alignment; }
 
-std::string ValueLabel(const MethodView& method, uint32_t value_index) {
-  std::string label = "method " + method.name + ", value " + std::to_string(value_index);
-  const TensorValue* t = method.tensor(value_index);
-  if (t != nullptr && !t->name.empty()) label += " (" + std::string(t->name) + ")";
-  return label;
-}
-
 // A shared buffer's slot and the arena that holds it.
 struct SlotPlace {
   const FrontSlot* slot = nullptr;

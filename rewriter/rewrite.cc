@@ -130,7 +130,7 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
                                    const PlanOptions& options) {
   // Replanning alone shrinks arenas: sharing nothing is a valid request.
   share.allow_none = options.strategy != Strategy::kRelocate;
-  Result<PlanInput> planned = MakePlan(view, share, options);
+  Result<PlanResult> planned = MakePlan(view, share, options);
   if (!planned.ok()) return planned.error();
   VerifiedPlan verified;
   if (!planned->plan.limit_misses.empty()) {

@@ -38,7 +38,7 @@ namespace pteshare {
 /// plan that may be written; otherwise it is a pteshare bug, shown by
 /// `pteshare plan` and refused by every writer.
 struct VerifiedPlan {
-  PlanInput planned;
+  PlanResult planned;
   std::vector<PlanViolation> violations;
   /// With PlanOptions::compare_layouts: both layouts' memory, front first.
   std::vector<LayoutCost> layouts{};

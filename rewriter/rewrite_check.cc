@@ -56,16 +56,15 @@ Status CheckMethod(const MethodView& method, const MethodPlan& plan) {
   for (const TensorMove& move : plan.moves) {
     const TensorValue* tensor = method.tensor(move.value_index);
     if (tensor == nullptr || !tensor->planned) {
-      return Error{"method " + method.name + ", value " + N(move.value_index) +
-                   " is no longer a planned tensor"};
+      return Error{ValueLabel(method.name, move.value_index) + " is no longer a planned tensor"};
     }
     const Placement& p = tensor->placement;
     if (p.memory_id != move.after.memory_id || p.offset != move.after.offset ||
         p.nbytes != move.after.nbytes) {
-      return Error{"method " + method.name + ", value " + N(move.value_index) + ": arena " +
-                   N(p.memory_id) + " offset " + N(p.offset) + " (" + N(p.nbytes) +
-                   " bytes), the plan says arena " + N(move.after.memory_id) + " offset " +
-                   N(move.after.offset) + " (" + N(move.after.nbytes) + " bytes)"};
+      return Error{ValueLabel(method.name, move.value_index) + ": arena " + N(p.memory_id) +
+                   " offset " + N(p.offset) + " (" + N(p.nbytes) + " bytes), the plan says arena " +
+                   N(move.after.memory_id) + " offset " + N(move.after.offset) + " (" +
+                   N(move.after.nbytes) + " bytes)"};
     }
   }
   return Status::Ok();

@@ -14,10 +14,6 @@ std::string Range(const Placement& p) {
   return "[" + std::to_string(p.offset) + ", " + std::to_string(p.end()) + ")";
 }
 
-std::string ValueLabel(const MethodView& method, uint32_t value_index) {
-  return "method " + method.name + ", value " + std::to_string(value_index);
-}
-
 std::string NamingText(const ValueNaming& naming) {
   return naming.method + ":" + std::to_string(naming.value_index) + "=" + naming.name;
 }
@@ -48,11 +44,11 @@ Result<CollectedNames> CollectNames(const ProgramView& view,
     }
     const TensorValue* tensor = method->tensor(naming.value_index);
     if (tensor == nullptr) {
-      return Error{"--name: " + ValueLabel(*method, naming.value_index) + " is not a tensor"};
+      return Error{"--name: " + ValueLabel(method->name, naming.value_index) + " is not a tensor"};
     }
     if (!tensor->name.empty() && tensor->name != naming.name) {
-      return Error{"--name: " + ValueLabel(*method, naming.value_index) + " is already named '" +
-                   std::string(tensor->name) + "'"};
+      return Error{"--name: " + ValueLabel(method->name, naming.value_index) +
+                   " is already named '" + std::string(tensor->name) + "'"};
     }
     names.assigned[method->index][naming.value_index] = naming.name;
   }
@@ -164,7 +160,7 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
       NamesInMethod& in_method = names->by_method[with_state[m]->index];
       if (in_method.count(pairing.name) != 0) {
         return Error{"--share-auto: the name " + pairing.name + " it would give " +
-                     ValueLabel(*with_state[m], t->value_index) +
+                     ValueLabel(with_state[m]->name, t->value_index) +
                      " is already a name in that method"};
       }
       in_method[pairing.name].push_back(t);
@@ -200,7 +196,7 @@ Result<const TensorValue*> PickValue(const MethodView& method, const std::string
   const TensorValue* first = values.front();
   for (const TensorValue* t : values) {
     if (!t->planned) {
-      return Error{"shared buffer '" + name + "' (" + ValueLabel(method, t->value_index) +
+      return Error{"shared buffer '" + name + "' (" + ValueLabel(method.name, t->value_index) +
                    ") is not a memory-planned tensor"};
     }
     if (t->placement != first->placement) {
@@ -212,11 +208,11 @@ Result<const TensorValue*> PickValue(const MethodView& method, const std::string
     }
   }
   if (first->nbytes == 0) {
-    return Error{"shared buffer '" + name + "' (" + ValueLabel(method, first->value_index) +
+    return Error{"shared buffer '" + name + "' (" + ValueLabel(method.name, first->value_index) +
                  ") has zero bytes"};
   }
   if (method.arena(first->placement.memory_id) == nullptr) {
-    return Error{"shared buffer '" + name + "' (" + ValueLabel(method, first->value_index) +
+    return Error{"shared buffer '" + name + "' (" + ValueLabel(method.name, first->value_index) +
                  ") is in arena " + std::to_string(first->placement.memory_id) +
                  ", which the method does not have (it has " +
                  std::to_string(method.arenas.size()) + ")"};
@@ -279,7 +275,7 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
       const bool overlaps = pb.memory_id == p.memory_id && p.offset < pb.end();
       const bool inside = p.offset >= pb.offset && p.end() <= pb.end();
       if (overlaps && !inside) {
-        return Error{ValueLabel(method, t.value_index) + " " + Range(p) +
+        return Error{ValueLabel(method.name, t.value_index) + " " + Range(p) +
                      " straddles shared buffer '" + set.buffers[b.buffer].name + "' " + Range(pb) +
                      " in arena " + std::to_string(pb.memory_id)};
       }
@@ -298,7 +294,7 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
       if (aliases.intruders.size() > 1) {
         more = " (and " + std::to_string(aliases.intruders.size() - 1) + " more like it)";
       }
-      return Error{ValueLabel(method, in.value_index) + " " + t.Shape() + " at " +
+      return Error{ValueLabel(method.name, in.value_index) + " " + t.Shape() + " at " +
                    Range(t.placement) + " of arena " + std::to_string(pb.memory_id) +
                    " lies inside shared buffer '" + b.name + "' " + Range(pb) + " but " + in.why +
                    ": it would overwrite the shared state" + more};

@@ -20,7 +20,7 @@ CheckedProgram CheckProgramTables(const ProgramTables& tables, const CheckOption
                                   CompareLocation compare, Report* report) {
   CheckedProgram state;
   state.methods = ReadMethodLayouts(tables, &report->findings);
-  ApplyNameAssignments(options.extra_names, &state.methods, &report->findings);
+  ApplyValueNamings(options.extra_names, &state.methods, &report->findings);
   PairUnnamedState(&state.methods, &report->findings);
   state.groups = CollectSharedGroups(state.methods, options.shared_names, &report->findings);
   CheckSamePlacement(state.methods, state.groups, compare, &report->findings);

@@ -68,7 +68,7 @@ enum class FindingKind {
   kSharedNameNotFound,
   /// A (method, value index) -> name assignment that does not name a
   /// planned tensor. expected: the method's value count; actual: the index.
-  kInvalidNameAssignment,
+  kInvalidValueNaming,
   /// The shared buffer is in another arena than in `reference_method`.
   /// expected: reference memory_id; actual: this memory_id.
   kArenaMismatch,
@@ -195,7 +195,7 @@ struct Report {
 };
 
 /// Names an unnamed planned buffer by position (`--name METHOD:VALUE=NAME`).
-struct NameAssignment {
+struct ValueNaming {
   std::string method;
   uint32_t value_index = 0;
   std::string name;
@@ -210,7 +210,7 @@ struct CheckOptions {
   /// all such methods have as many and the k-th agree in scalar type, sizes
   /// and arena (pteshare's --share-auto pairs them the same way).
   std::vector<std::string> shared_names;
-  std::vector<NameAssignment> extra_names;
+  std::vector<ValueNaming> extra_names;
 };
 
 /// Checks the placements written in the program. `data` should be 8-byte

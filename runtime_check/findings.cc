@@ -57,7 +57,7 @@ const char* FindingKindName(FindingKind kind) {
       return "past_arena_end";
     case FindingKind::kSharedNameNotFound:
       return "shared_name_not_found";
-    case FindingKind::kInvalidNameAssignment:
+    case FindingKind::kInvalidValueNaming:
       return "invalid_name_assignment";
     case FindingKind::kArenaMismatch:
       return "arena_mismatch";

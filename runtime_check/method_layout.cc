@@ -188,12 +188,12 @@ std::vector<MethodLayout> ReadMethodLayouts(const ProgramTables& program,
   return methods;
 }
 
-void ApplyNameAssignments(const std::vector<NameAssignment>& assignments,
-                          std::vector<MethodLayout>* methods, std::vector<Finding>* findings) {
-  for (const NameAssignment& assignment : assignments) {
+void ApplyValueNamings(const std::vector<ValueNaming>& assignments,
+                       std::vector<MethodLayout>* methods, std::vector<Finding>* findings) {
+  for (const ValueNaming& assignment : assignments) {
     const std::string text =
         assignment.method + ":" + std::to_string(assignment.value_index) + "=" + assignment.name;
-    Finding finding = NewFinding(FindingKind::kInvalidNameAssignment);
+    Finding finding = NewFinding(FindingKind::kInvalidValueNaming);
     finding.method = assignment.method;
     finding.value_index = assignment.value_index;
     finding.name = assignment.name;

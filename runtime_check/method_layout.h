@@ -66,8 +66,8 @@ std::vector<MethodLayout> ReadMethodLayouts(const ProgramTables& program,
 
 /// Names unnamed (or renames) planned tensors as the caller asked; a
 /// finding for an assignment that names no planned tensor.
-void ApplyNameAssignments(const std::vector<NameAssignment>& assignments,
-                          std::vector<MethodLayout>* methods, std::vector<Finding>* findings);
+void ApplyValueNamings(const std::vector<ValueNaming>& assignments,
+                       std::vector<MethodLayout>* methods, std::vector<Finding>* findings);
 
 }  // namespace pteshare::runtime_check::internal
 

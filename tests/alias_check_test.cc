@@ -18,7 +18,7 @@
 namespace pteshare::runtime_check {
 namespace {
 
-namespace b = pteshare::builder;
+namespace b = pteshare::synth;
 
 constexpr char kKCache[] = "layers.0.k_cache";
 constexpr char kVCache[] = "layers.0.v_cache";
@@ -281,7 +281,7 @@ TEST(AliasCheck, SharedNameFoundInNoMethodIsAnError) {
   EXPECT_EQ(f.name, "no.such.buffer");
 }
 
-TEST(AliasCheck, NameAssignmentSharesUnnamedBuffers) {
+TEST(AliasCheck, ValueNamingSharesUnnamedBuffers) {
   KvProgram kv;
   // Unnamed state at the same place in both methods, named by position.
   kv.prefill().Add(At(16, 1, 8192));
@@ -302,13 +302,13 @@ TEST(AliasCheck, NameAssignmentSharesUnnamedBuffers) {
   EXPECT_EQ(f.actual, 4096u);
 }
 
-TEST(AliasCheck, NameAssignmentToNoPlannedTensorIsAnError) {
+TEST(AliasCheck, ValueNamingToNoPlannedTensorIsAnError) {
   KvProgram kv;
   CheckOptions options;
   options.extra_names = {{"decode", 99, "x"}};
   std::vector<uint8_t> bytes = kv.Build();
   Finding f = OnlyFinding(CheckProgram(bytes.data(), bytes.size(), options));
-  EXPECT_EQ(f.kind, FindingKind::kInvalidNameAssignment);
+  EXPECT_EQ(f.kind, FindingKind::kInvalidValueNaming);
   EXPECT_EQ(f.expected, 4u);
   EXPECT_EQ(f.actual, 99u);
 }
@@ -570,11 +570,11 @@ TEST(AliasCheck, TruncatedAndCorruptedProgramsNeverCrash) {
 }
 
 TEST(AliasCheck, EveryCorpusFileRunsThroughTheChecker) {
-  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to check";
   size_t readable = 0;
   for (const auto& path : files) {
-    std::string text = testing::ReadFileBytes(path);
+    std::string text = test_support::ReadFileBytes(path);
     std::vector<uint8_t> bytes(text.begin(), text.end());
     Report report = Check(bytes);
     ASSERT_FALSE(report.Summary().empty());

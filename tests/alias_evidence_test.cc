@@ -16,7 +16,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
 fs::path Synth(const TempDir& dir, const std::string& name, std::vector<std::string> extra = {}) {

@@ -36,14 +36,14 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace rc = runtime_check;
-using testing::CommandOutput;
-using testing::RunTool;
-using testing::TempDir;
-using testing::bad_inputs::BadInput;
-using testing::bad_inputs::Expect;
+using test_support::CommandOutput;
+using test_support::RunTool;
+using test_support::TempDir;
+using test_support::bad_inputs::BadInput;
+using test_support::bad_inputs::Expect;
 
 const std::vector<BadInput>& Cases() {
-  static const std::vector<BadInput> cases = testing::bad_inputs::GeneratedCases();
+  static const std::vector<BadInput> cases = test_support::bad_inputs::GeneratedCases();
   return cases;
 }
 
@@ -201,8 +201,8 @@ TEST_P(BadInputCorpus, EveryCommandRefusesCleanlyAndLeavesTheFileAlone) {
   const std::string copy = (dir / (c.name + ".copy.pte")).string();
   const std::string out = (dir / "out.pte").string();
   const std::string original(c.bytes.begin(), c.bytes.end());
-  testing::WriteFileBytes(file, original);
-  testing::WriteFileBytes(copy, original);
+  test_support::WriteFileBytes(file, original);
+  test_support::WriteFileBytes(copy, original);
 
   const ExitStatuses expected = Expected(c.expect);
   RunPteshare({"inspect", file}, expected.inspect, file);
@@ -213,9 +213,9 @@ TEST_P(BadInputCorpus, EveryCommandRefusesCleanlyAndLeavesTheFileAlone) {
   RunPteshare({"rewrite", file, "--share-auto", "-o", out}, expected.rewrite, file);
   RunPteshare({"rewrite", copy, "--share-auto", "--in-place"}, expected.rewrite, copy);
 
-  EXPECT_EQ(testing::ReadFileBytes(file), original) << "the input changed";
+  EXPECT_EQ(test_support::ReadFileBytes(file), original) << "the input changed";
   if (expected.rewrite != 0) {
-    EXPECT_EQ(testing::ReadFileBytes(copy), original) << "a refused in-place rewrite wrote";
+    EXPECT_EQ(test_support::ReadFileBytes(copy), original) << "a refused in-place rewrite wrote";
     EXPECT_EQ(OtherFiles(dir.path(), {c.name + ".pte", c.name + ".copy.pte"}),
               std::vector<std::string>{})
         << "a refused rewrite left files behind";
@@ -258,12 +258,12 @@ class FuzzerFinds : public ::testing::TestWithParam<std::string> {};
 TEST_P(FuzzerFinds, NoCommandCrashesOrWrites) {
   if (GetParam() == "none") GTEST_SKIP() << "no fuzzer finds committed";
   const fs::path source = fs::path(PTESHARE_SOURCE_DIR) / "tests" / "bad_inputs" / GetParam();
-  const std::string original = testing::ReadFileBytes(source);
+  const std::string original = test_support::ReadFileBytes(source);
   TempDir dir;
   const std::string file = (dir / "find.pte").string();
   const std::string copy = (dir / "copy.pte").string();
-  testing::WriteFileBytes(file, original);
-  testing::WriteFileBytes(copy, original);
+  test_support::WriteFileBytes(file, original);
+  test_support::WriteFileBytes(copy, original);
   const std::vector<std::vector<std::string>> commands = {
       {"inspect", file},
       {"plan", file, "--share-auto"},
@@ -275,7 +275,7 @@ TEST_P(FuzzerFinds, NoCommandCrashesOrWrites) {
     ExpectCleanRun(args, out, args[1]);
     EXPECT_LE(out.exit_status, 2) << Describe(args, out);
   }
-  EXPECT_EQ(testing::ReadFileBytes(file), original) << "the input changed";
+  EXPECT_EQ(test_support::ReadFileBytes(file), original) << "the input changed";
   CommandOutput self = RunSelfCheck(file);
   EXPECT_LE(self.exit_status, 2) << self.err;
   const std::vector<uint8_t> bytes(original.begin(), original.end());
@@ -302,21 +302,21 @@ TEST_P(FuzzerFinds, NoCommandCrashesOrWrites) {
 // buffers and called that a pteshare bug (exit 1); design.md's I6 allows
 // alignment padding.
 TEST(FuzzerFinds, SlotPaddingOfACoarseAlignmentIsNotAnI6Violation) {
-  builder::ProgramSpec spec;
-  builder::MethodSpec& m = spec.methods.emplace_back();
+  synth::ProgramSpec spec;
+  synth::MethodSpec& m = spec.methods.emplace_back();
   m.name = "forward";
   for (uint64_t offset : {0, 16, 32}) {
-    builder::Tensor t;
+    synth::Tensor t;
     t.sizes = {1};
-    t.memory = builder::FixedPlacement{1, offset};
+    t.memory = synth::FixedPlacement{1, offset};
     m.Add(t);
   }
-  builder::CallOut(m, builder::ops::kRelu, {1}, 2);
+  synth::CallOut(m, synth::ops::kRelu, {1}, 2);
   m.inputs = {1};
   m.outputs = {2};
   TempDir dir;
   const std::string file = (dir / "add.pte").string();
-  Result<builder::PteLayout> written = builder::WritePteFile(spec, {}, file);
+  Result<synth::PteLayout> written = synth::WritePteFile(spec, {}, file);
   ASSERT_TRUE(written.ok()) << written.error().message;
   const std::vector<std::string> args = {"plan",       file,      "--name",      "forward:0=state",
                                          "--share",    "state",   "--alignment", "256",
@@ -356,20 +356,20 @@ TEST(BadInputCorpus, DirectoryIsRefusedByEveryCommand) {
 // run ends with a status: 0/1 when it read a whole snapshot, 2 with one
 // line when the file was short.
 TEST(BadInputCorpus, FileShrinkingWhileBeingReadIsNotACrash) {
-  builder::LlmConfig config;
+  synth::LlmConfig config;
   config.layers = 24;  // a flatbuffer of a few hundred KiB: reading it takes a while
   config.heads = 2;
   config.head_dim = 8;
   config.max_seq = 16;
-  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm(config);
+  Result<synth::ProgramSpec> spec = synth::SynthesizeLlm(config);
   ASSERT_TRUE(spec.ok()) << spec.error().message;
-  Result<std::vector<uint8_t>> built = builder::BuildProgram(*spec);
+  Result<std::vector<uint8_t>> built = synth::BuildProgram(*spec);
   ASSERT_TRUE(built.ok()) << built.error().message;
   const std::string original(built->begin(), built->end());
 
   TempDir dir;
   const std::string file = (dir / "shrinking.pte").string();
-  testing::WriteFileBytes(file, original);
+  test_support::WriteFileBytes(file, original);
   std::atomic<bool> stop{false};
   std::atomic<int> truncations{0};
   std::thread shrinker([&] {
@@ -377,7 +377,7 @@ TEST(BadInputCorpus, FileShrinkingWhileBeingReadIsNotACrash) {
       // Shrink to a page, then put the bytes back.
       if (::truncate(file.c_str(), 4096) == 0) ++truncations;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
-      testing::WriteFileBytes(file, original);
+      test_support::WriteFileBytes(file, original);
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });

@@ -18,24 +18,24 @@
 namespace pteshare {
 namespace {
 
-using testing::CommandOutput;
-using testing::Contains;
-using testing::RunTool;
-using testing::TempDir;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::RunTool;
+using test_support::TempDir;
 namespace fs = std::filesystem;
 
 std::vector<uint8_t> FileBytes(const fs::path& path) {
-  const std::string text = testing::ReadFileBytes(path);
+  const std::string text = test_support::ReadFileBytes(path);
   return {text.begin(), text.end()};
 }
 
 void WriteBytes(const fs::path& path, std::span<const uint8_t> bytes) {
-  testing::WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
+  test_support::WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
 }
 
 std::vector<fs::path> CorpusBundles() {
   std::vector<fs::path> bundles;
-  for (const fs::path& path : testing::CorpusFiles()) {
+  for (const fs::path& path : test_support::CorpusFiles()) {
     if (path.extension() == ".bpte") bundles.push_back(path);
   }
   return bundles;
@@ -87,9 +87,9 @@ fs::path ExpectBundleRewriteIsTheProgramRewrite(const TempDir& dir, const fs::pa
 }
 
 TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<fs::path> bundles = CorpusBundles();
-  ASSERT_EQ(bundles.size(), testing::CorpusBundleCount());
+  ASSERT_EQ(bundles.size(), test_support::CorpusBundleCount());
   TempDir dir;
   for (const fs::path& path : bundles) {
     SCOPED_TRACE(path.filename().string());
@@ -118,7 +118,7 @@ TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
 }
 
 TEST(BundleCommand, RewrittenCorpusBundleHoldsTheRewriteOfTheExtractedProgram) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   for (const fs::path& path : CorpusBundles()) {
     SCOPED_TRACE(path.filename().string());
     TempDir dir;
@@ -131,9 +131,9 @@ TEST(BundleCommand, RewrittenCorpusBundleHoldsTheRewriteOfTheExtractedProgram) {
 
 TEST(BundleCommand, SharedStateLlmInABundleIsRewrittenAndStillSharesItsState) {
   TempDir dir;
-  const std::string llm = testing::SynthLlm(dir.path(), "llm.pte");
+  const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
   const fs::path bundle = dir / "llm.bpte";
-  WriteBytes(bundle, testing::MakeBundle(FileBytes(llm)));
+  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm)));
   TempDir work;
   const fs::path out = ExpectBundleRewriteIsTheProgramRewrite(work, bundle, {"--share-auto"});
   // The bundle changed (the program grew its shared front regions) and
@@ -152,9 +152,9 @@ TEST(BundleCommand, SharedStateLlmInABundleIsRewrittenAndStillSharesItsState) {
 
 TEST(BundleCommand, RewriteJsonGivesTheBundleSizes) {
   TempDir dir;
-  const std::string llm = testing::SynthLlm(dir.path(), "llm.pte");
+  const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
   const fs::path bundle = dir / "llm.bpte";
-  WriteBytes(bundle, testing::MakeBundle(FileBytes(llm)));
+  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm)));
   CommandOutput out = RunTool("pteshare", {"rewrite", bundle.string(), "--share-auto", "-o",
                                            (dir / "o.bpte").string(), "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
@@ -169,15 +169,15 @@ TEST(BundleCommand, RewriteJsonGivesTheBundleSizes) {
 
 TEST(BundleCommand, MalformedBundleIsOneLineAndExitTwoForEveryCommand) {
   TempDir dir;
-  const std::string llm = testing::SynthLlm(dir.path(), "llm.pte");
-  std::vector<uint8_t> truncated = testing::MakeBundle(FileBytes(llm));
+  const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
+  std::vector<uint8_t> truncated = test_support::MakeBundle(FileBytes(llm));
   truncated.resize(truncated.size() / 2);
-  testing::BundleSpec no_program;
+  test_support::BundleSpec no_program;
   no_program.with_program = false;
   const std::vector<std::pair<std::vector<uint8_t>, std::string>> cases = {
       {truncated, "bundled program: the bundle's flatbuffer"},
-      {testing::MakeBundle({}, no_program), "bundled program: it holds no program bytes"},
-      {testing::MakeBundle(std::vector<uint8_t>(256, 'x')),
+      {test_support::MakeBundle({}, no_program), "bundled program: it holds no program bytes"},
+      {test_support::MakeBundle(std::vector<uint8_t>(256, 'x')),
        "the program inside the bundle: not a .pte program"},
   };
   for (const auto& [bytes, expected] : cases) {
@@ -203,11 +203,11 @@ TEST(BundleCommand, MalformedBundleIsOneLineAndExitTwoForEveryCommand) {
 
 TEST(BundleCommand, RewriteRefusesABundleWhoseTestsItCannotKeep) {
   TempDir dir;
-  const std::string llm = testing::SynthLlm(dir.path(), "llm.pte");
-  testing::BundleSpec spec;
+  const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
+  test_support::BundleSpec spec;
   spec.unknown_int_field = true;
   const fs::path bundle = dir / "newer.bpte";
-  WriteBytes(bundle, testing::MakeBundle(FileBytes(llm), spec));
+  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm), spec));
   CommandOutput out = RunTool(
       "pteshare", {"rewrite", bundle.string(), "--share-auto", "-o", (dir / "o.bpte").string()});
   EXPECT_EQ(out.exit_status, 2);

@@ -10,7 +10,7 @@
 #include "bundled_program_generated.h"
 #include "tests/test_support.h"
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
 /// Rows of MANIFEST.tsv that are bundled programs (BP08); CorpusManifestTotals
 /// counts them among its not_programs.
@@ -92,4 +92,4 @@ inline std::vector<uint8_t> MakeBundle(std::span<const uint8_t> program,
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

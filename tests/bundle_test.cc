@@ -20,18 +20,18 @@
 namespace pteshare {
 namespace {
 
-using testing::BundleSpec;
-using testing::MakeBundle;
+using test_support::BundleSpec;
+using test_support::MakeBundle;
 namespace fs = std::filesystem;
 
 std::vector<uint8_t> FileBytes(const fs::path& path) {
-  const std::string text = testing::ReadFileBytes(path);
+  const std::string text = test_support::ReadFileBytes(path);
   return {text.begin(), text.end()};
 }
 
 std::vector<fs::path> CorpusBundles() {
   std::vector<fs::path> bundles;
-  for (const fs::path& path : testing::CorpusFiles()) {
+  for (const fs::path& path : test_support::CorpusFiles()) {
     if (path.extension() == ".bpte") bundles.push_back(path);
   }
   return bundles;
@@ -39,7 +39,7 @@ std::vector<fs::path> CorpusBundles() {
 
 // A real program to wrap: the smallest one of the corpus.
 std::vector<uint8_t> SmallProgram() {
-  return FileBytes(testing::SharedDir() / "corpus" / "pytorch__executorch__add.pte");
+  return FileBytes(test_support::SharedDir() / "corpus" / "pytorch__executorch__add.pte");
 }
 
 std::string BundleError(const std::vector<uint8_t>& bytes) {
@@ -48,16 +48,16 @@ std::string BundleError(const std::vector<uint8_t>& bytes) {
 }
 
 std::string OpenError(const std::vector<uint8_t>& bytes) {
-  testing::TempDir dir;
-  testing::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
+  test_support::TempDir dir;
+  test_support::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
   Result<PteFile> file = PteFile::Open(dir / "b.bpte");
   return file.ok() ? std::string("(opened)") : file.error().message;
 }
 
 TEST(Bundle, EveryCorpusBundleOpensAsTheProgramInside) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<fs::path> bundles = CorpusBundles();
-  EXPECT_EQ(bundles.size(), testing::CorpusBundleCount());
+  EXPECT_EQ(bundles.size(), test_support::CorpusBundleCount());
   for (const fs::path& path : bundles) {
     SCOPED_TRACE(path.filename().string());
     const std::vector<uint8_t> bytes = FileBytes(path);
@@ -79,7 +79,7 @@ TEST(Bundle, EveryCorpusBundleOpensAsTheProgramInside) {
 }
 
 TEST(Bundle, RuntimeCheckReadsTheProgramInside) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   for (const fs::path& path : CorpusBundles()) {
     const std::vector<uint8_t> bytes = FileBytes(path);
     runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
@@ -90,7 +90,7 @@ TEST(Bundle, RuntimeCheckReadsTheProgramInside) {
 }
 
 TEST(BundleBuilder, CorpusBundleRebuiltAroundItsProgramKeepsEveryTestCase) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   for (const fs::path& path : CorpusBundles()) {
     SCOPED_TRACE(path.filename().string());
     const std::vector<uint8_t> bytes = FileBytes(path);
@@ -115,10 +115,10 @@ TEST(BundleBuilder, CorpusBundleRebuiltAroundItsProgramKeepsEveryTestCase) {
 }
 
 TEST(BundleBuilder, ANewProgramIsWrappedWithTheSameTests) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<uint8_t> bundle = MakeBundle(SmallProgram());
   std::vector<uint8_t> other =
-      FileBytes(testing::SharedDir() / "corpus" /
+      FileBytes(test_support::SharedDir() / "corpus" /
                 "pytorch__executorch__extension_module_test_resources_model.pte");
   Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, other);
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
@@ -130,7 +130,7 @@ TEST(BundleBuilder, ANewProgramIsWrappedWithTheSameTests) {
 }
 
 TEST(BundleBuilder, AChangedTestValueIsCaught) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<uint8_t> a = MakeBundle(SmallProgram());
   BundleSpec changed;
   changed.data_bias = 1;
@@ -143,7 +143,7 @@ TEST(BundleBuilder, AChangedTestValueIsCaught) {
 }
 
 TEST(BundleBuilder, AFieldTheSchemaDoesNotKnowIsRefusedNotDropped) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   BundleSpec spec;
   spec.unknown_int_field = true;
   const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
@@ -156,7 +156,7 @@ TEST(BundleBuilder, AFieldTheSchemaDoesNotKnowIsRefusedNotDropped) {
 }
 
 TEST(BundleBuilder, AValueTypeTheSchemaDoesNotKnowIsRefused) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   BundleSpec spec;
   spec.unknown_value_type = 9;
   const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
@@ -197,7 +197,7 @@ TEST(BundleBuilder, ANoneValueWithABodyIsKeptAsNone) {
 // ---- Malformed bundles -------------------------------------------------------------
 
 TEST(MalformedBundle, TruncatedFailsVerificationBeforeAnyOffsetIsUsed) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
   bytes.resize(bytes.size() / 2);
   const std::string expected = "bundled program: the bundle's flatbuffer [0, " +
@@ -223,7 +223,7 @@ TEST(MalformedBundle, NoProgram) {
 }
 
 TEST(MalformedBundle, ProgramNotAlignedAsTheSchemaSays) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   // Without force_align the builder aligns the vector to 4 only; some
   // padding of the program puts its start off a multiple of 32.
   BundleSpec spec;
@@ -259,7 +259,7 @@ TEST(MalformedBundle, ProgramThatIsNoProgram) {
 }
 
 TEST(MalformedBundle, ABundleInsideABundleIsNoProgram) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<uint8_t> nested = MakeBundle(MakeBundle(SmallProgram()));
   EXPECT_NE(OpenError(nested).find("the program inside the bundle: not a .pte program: "
                                    "identifier 'BP08' is a bundled program"),
@@ -268,7 +268,7 @@ TEST(MalformedBundle, ABundleInsideABundleIsNoProgram) {
 }
 
 TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
   bytes.resize(bytes.size() - 100);
   runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
@@ -279,10 +279,10 @@ TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
 }
 
 TEST(MalformedBundle, ReadWriteOpenIsRefused) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  testing::TempDir dir;
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  test_support::TempDir dir;
   const std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
-  testing::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
+  test_support::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
   Result<PteFile> file = PteFile::Open(dir / "b.bpte", PteFile::Mode::kReadWrite);
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.error().message.find("rewritten as a new file"), std::string::npos);
@@ -294,7 +294,7 @@ TEST(BundleFuzzProperties, HoldOnRealMadeAndMalformedBundles) {
   std::vector<std::vector<uint8_t>> inputs;
   for (const fs::path& path : CorpusBundles()) inputs.push_back(FileBytes(path));
   std::vector<uint8_t> program =
-      testing::SharedDir().empty() ? std::vector<uint8_t>(256, 'x') : SmallProgram();
+      test_support::SharedDir().empty() ? std::vector<uint8_t>(256, 'x') : SmallProgram();
   inputs.push_back(MakeBundle(program));
   BundleSpec unknown_field;
   unknown_field.unknown_int_field = true;

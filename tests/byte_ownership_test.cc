@@ -13,7 +13,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 
 constexpr int64_t kArgument = 70368744177665;  // 0x4000'0000'0001
 

@@ -9,7 +9,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 constexpr uint64_t kAlignment = 16;
@@ -188,4 +188,4 @@ TEST(ExporterPlan, AliasCycleIsRefused) {
 }
 
 }  // namespace
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -15,7 +15,7 @@
 
 #include "tests/test_support.h"
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
 /// Whether FALLOC_FL_INSERT_RANGE of 4096 bytes works in `folder` (tried on
 /// a scratch file there, removed afterwards).
@@ -57,4 +57,4 @@ class TmpfsMount {
   std::string why_not_;
 };
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

@@ -15,7 +15,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 
 std::vector<uint8_t> Pattern(size_t n) {
   std::vector<uint8_t> bytes(n);

@@ -9,13 +9,13 @@
 namespace pteshare {
 namespace {
 
-using testing::RunTool;
-using testing::SharedDir;
+using test_support::RunTool;
+using test_support::SharedDir;
 
 TEST(InspectCommand, PrintsLayoutAndMethods) {
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   std::string path = (SharedDir() / "corpus" / "berndporr__dnf_executorch__dnf__v0c78226.pte");
-  testing::CommandOutput out = RunTool("pteshare", {"inspect", path});
+  test_support::CommandOutput out = RunTool("pteshare", {"inspect", path});
   EXPECT_EQ(out.exit_status, 0) << out.err;
   EXPECT_EQ(out.err, "");
   EXPECT_NE(out.out.find("ET12 program, 4 methods"), std::string::npos) << out.out;
@@ -30,7 +30,7 @@ TEST(InspectCommand, PrintsLayoutAndMethods) {
 TEST(InspectCommand, JsonHasTheDocumentedShape) {
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   std::string path = (SharedDir() / "corpus" / "pytorch__executorch__add.pte");
-  testing::CommandOutput out = RunTool("pteshare", {"inspect", "--json", path});
+  test_support::CommandOutput out = RunTool("pteshare", {"inspect", "--json", path});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   for (const char* key :
        {"\"file_size\": 1072", "\"extended_header\": null", "\"program_size\": 1072",
@@ -44,8 +44,8 @@ TEST(InspectCommand, JsonHasTheDocumentedShape) {
 TEST(InspectCommand, WorksOnEveryCorpusFile) {
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   size_t ok = 0, refused = 0;
-  for (const auto& path : testing::CorpusFiles()) {
-    testing::CommandOutput out = RunTool("pteshare", {"inspect", path.string()});
+  for (const auto& path : test_support::CorpusFiles()) {
+    test_support::CommandOutput out = RunTool("pteshare", {"inspect", path.string()});
     if (out.exit_status == 0) {
       ++ok;
       continue;
@@ -58,20 +58,20 @@ TEST(InspectCommand, WorksOnEveryCorpusFile) {
   }
   // Programs and bundled programs are read; the ET02 file, ZIP archives and
   // placeholders are refused.
-  const testing::ManifestTotals totals = testing::CorpusManifestTotals();
-  const size_t bundles = testing::CorpusBundleCount();
+  const test_support::ManifestTotals totals = test_support::CorpusManifestTotals();
+  const size_t bundles = test_support::CorpusBundleCount();
   EXPECT_EQ(ok, totals.programs + bundles);
   EXPECT_EQ(refused, totals.not_programs - bundles);
 }
 
 TEST(InspectCommand, MissingFileIsExitTwo) {
-  testing::CommandOutput out = RunTool("pteshare", {"inspect", "/nonexistent/model.pte"});
+  test_support::CommandOutput out = RunTool("pteshare", {"inspect", "/nonexistent/model.pte"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_EQ(out.err, "pteshare: /nonexistent/model.pte: cannot open: no such file\n");
 }
 
 TEST(InspectCommand, UsageErrorIsExitTwo) {
-  testing::CommandOutput out = RunTool("pteshare", {"inspect"});
+  test_support::CommandOutput out = RunTool("pteshare", {"inspect"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_NE(out.err.find("FILE is required"), std::string::npos) << out.err;
 }
@@ -79,10 +79,10 @@ TEST(InspectCommand, UsageErrorIsExitTwo) {
 // F14: a newline in a file name split its error over two lines. Control
 // characters in a name are escaped: one error, one line.
 TEST(InspectCommand, ControlCharactersInANameStayOnOneLine) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   const std::filesystem::path file = dir / "bad\nname\t.pte";
-  testing::WriteFileBytes(file, "not a program at all");
-  testing::CommandOutput out = RunTool("pteshare", {"inspect", file.string()});
+  test_support::WriteFileBytes(file, "not a program at all");
+  test_support::CommandOutput out = RunTool("pteshare", {"inspect", file.string()});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
   EXPECT_NE(out.err.find("bad\\nname\\t.pte: not a .pte program"), std::string::npos) << out.err;

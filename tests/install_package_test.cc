@@ -22,8 +22,8 @@ namespace pteshare {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::ReadFileBytes;
-using testing::TempDir;
+using test_support::ReadFileBytes;
+using test_support::TempDir;
 
 /// Runs `command` in /bin/sh with stdout and stderr into `log`; returns the
 /// exit status (-1 if it did not exit normally).
@@ -224,11 +224,12 @@ TEST(InstallPackage, CheckerOnlyBuildNeedsNothingButACompiler) {
       << ReadFileBytes(log);
 
   // The loader built on the checker alone checks a rewritten program.
-  const std::string input = testing::SynthLlm(dir.path(), "llm.pte");
+  const std::string input = test_support::SynthLlm(dir.path(), "llm.pte");
   const fs::path shared = dir / "llm-shared.pte";
-  ASSERT_EQ(testing::RunTool("pteshare", {"rewrite", input, "-o", shared.string(), "--share-auto"})
-                .exit_status,
-            0);
+  ASSERT_EQ(
+      test_support::RunTool("pteshare", {"rewrite", input, "-o", shared.string(), "--share-auto"})
+          .exit_status,
+      0);
   EXPECT_EQ(Shell(Quoted(consumer_build / "check_model") + " " + Quoted(shared), log), 0)
       << ReadFileBytes(log);
   EXPECT_NE(ReadFileBytes(log).find(": ok: "), std::string::npos) << ReadFileBytes(log);

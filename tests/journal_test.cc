@@ -26,7 +26,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
 Journal SampleJournal() {

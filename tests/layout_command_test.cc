@@ -13,10 +13,10 @@
 namespace pteshare {
 namespace {
 
-using testing::CommandOutput;
-using testing::Contains;
-using testing::RunTool;
-using testing::TempDir;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::RunTool;
+using test_support::TempDir;
 
 struct LlmCase {
   const char* label;
@@ -37,7 +37,7 @@ std::vector<LlmCase> Cases() {
 TEST(LayoutCommand, PlanShowsTheStateArenaAndWhatBothLayoutsCost) {
   TempDir dir;
   for (const LlmCase& c : Cases()) {
-    const std::string file = testing::SynthLlm(dir.path(), "llm.pte", c.synth_args);
+    const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", c.synth_args);
     CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "arena"});
     ASSERT_EQ(out.exit_status, 0) << c.label << ": " << out.err;
     const std::string state = "state arena " + std::to_string(c.state_arena) + " " + c.device +
@@ -54,7 +54,7 @@ TEST(LayoutCommand, PlanOf32LayersOnADeviceGivesBothLayoutsMemory) {
   TempDir dir;
   for (const char* naming : {"--named", "--unnamed"}) {
     const std::string file =
-        testing::SynthLlm(dir.path(), "big.pte", {"--layers", "32", "--device-arena", naming});
+        test_support::SynthLlm(dir.path(), "big.pte", {"--layers", "32", "--device-arena", naming});
     CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
     ASSERT_EQ(out.exit_status, 0) << out.err;
     // Numbers as the plan gives them (per arena: one set / separate sets).
@@ -69,7 +69,7 @@ TEST(LayoutCommand, PlanOf32LayersOnADeviceGivesBothLayoutsMemory) {
 
 TEST(LayoutCommand, PlanJsonNamesTheLayoutAndCostsBoth) {
   TempDir dir;
-  const std::string file = testing::SynthLlm(dir.path(), "llm.pte", {"--device-arena"});
+  const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", {"--device-arena"});
   CommandOutput out =
       RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "arena", "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
@@ -84,7 +84,7 @@ TEST(LayoutCommand, PlanJsonNamesTheLayoutAndCostsBoth) {
 TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
   TempDir dir;
   for (const LlmCase& c : Cases()) {
-    const std::string file = testing::SynthLlm(dir.path(), "llm.pte", c.synth_args);
+    const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", c.synth_args);
     const std::string out_file = (dir.path() / "out.pte").string();
     std::filesystem::remove(out_file);
     CommandOutput out =
@@ -112,13 +112,13 @@ TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
         "pteshare", {"rewrite", out_file, "--share-auto", "--layout", "arena", "-o", again});
     ASSERT_EQ(second.exit_status, 0) << second.err;
     EXPECT_TRUE(Contains(second.out, "already planned, no change")) << second.out;
-    EXPECT_EQ(testing::ReadFileBytes(again), testing::ReadFileBytes(out_file)) << c.label;
+    EXPECT_EQ(test_support::ReadFileBytes(again), test_support::ReadFileBytes(out_file)) << c.label;
   }
 }
 
 TEST(LayoutCommand, UnknownLayoutIsAUsageError) {
   TempDir dir;
-  const std::string file = testing::SynthLlm(dir.path(), "llm.pte", {});
+  const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", {});
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "middle"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--layout")) << out.err;
@@ -128,11 +128,11 @@ TEST(LayoutCommand, UnknownLayoutIsAUsageError) {
 // a program needs two methods for that), so --layout arena must refuse each
 // in one line and write nothing; any that is rewritten must verify.
 TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared is absent: no corpus";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared is absent: no corpus";
   TempDir dir;
   size_t refused_single_method = 0, single_method_programs = 0, files = 0;
-  for (const testing::ManifestRow& row : testing::CorpusManifest()) {
-    const std::filesystem::path input = testing::SharedDir() / "corpus" / row.file;
+  for (const test_support::ManifestRow& row : test_support::CorpusManifest()) {
+    const std::filesystem::path input = test_support::SharedDir() / "corpus" / row.file;
     const std::filesystem::path out_file = dir.path() / row.file;
     ++files;
     CommandOutput out = RunTool("pteshare", {"rewrite", input.string(), "--share-auto", "--layout",
@@ -153,7 +153,7 @@ TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
       ++refused_single_method;
     }
   }
-  EXPECT_EQ(files, testing::CorpusFiles().size());
+  EXPECT_EQ(files, test_support::CorpusFiles().size());
   EXPECT_GT(single_method_programs, 0u);
   EXPECT_EQ(refused_single_method, single_method_programs);
 }

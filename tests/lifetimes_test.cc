@@ -16,14 +16,14 @@
 namespace pteshare {
 namespace {
 
-using builder::AliasOf;
-using builder::CallOut;
-using builder::FixedPlacement;
-using builder::MethodSpec;
-using builder::ProgramSpec;
-using builder::Tensor;
-using builder::ValueIndex;
-namespace ops = builder::ops;
+using synth::AliasOf;
+using synth::CallOut;
+using synth::FixedPlacement;
+using synth::MethodSpec;
+using synth::ProgramSpec;
+using synth::Tensor;
+using synth::ValueIndex;
+namespace ops = synth::ops;
 
 /// A float32 tensor of `floats` elements at `offset` of arena `memory_id`.
 ValueIndex At(MethodSpec& m, uint64_t offset, int32_t floats = 4, uint32_t memory_id = 1) {
@@ -31,14 +31,14 @@ ValueIndex At(MethodSpec& m, uint64_t offset, int32_t floats = 4, uint32_t memor
 }
 
 struct Built {
-  std::unique_ptr<testing::LoadedProgram> program;
+  std::unique_ptr<test_support::LoadedProgram> program;
   MethodLifetimes lifetimes;
 };
 
 Built Compute(const MethodSpec& method, const std::vector<uint32_t>& always_live = {}) {
   ProgramSpec spec;
   spec.methods.push_back(method);
-  Built built{testing::Load(spec), {}};
+  Built built{test_support::Load(spec), {}};
   if (built.program) {
     built.lifetimes = ComputeLifetimes(built.program->view.methods[0], always_live);
   }
@@ -158,15 +158,15 @@ TEST(Lifetimes, ListItemsAndDelegateArgsAreReferences) {
   m.name = "forward";
   ValueIndex x = At(m, 0), a = At(m, 16), b = At(m, 32), c = At(m, 48, 8), d = At(m, 80),
              e = At(m, 96);
-  ValueIndex list = m.Add(builder::TensorList{{a, b}});
-  ValueIndex optional = m.Add(builder::OptionalTensorList{{d, builder::AddNull(m)}});
-  m.delegates.push_back(builder::Delegate{"Backend", {1}, {}});
-  CallOut(m, ops::kRelu, {x}, a);                           // 0
-  CallOut(m, ops::kRelu, {x}, b);                           // 1
-  CallOut(m, ops::kCat, {list, builder::AddInt(m, 0)}, c);  // 2: reads a and b
-  CallOut(m, ops::kRelu, {c}, d);                           // 3
-  m.Emit(builder::DelegateCall{0, {optional, e}});          // 4: reads d, writes e
-  CallOut(m, ops::kRelu, {e}, x);                           // 5
+  ValueIndex list = m.Add(synth::TensorList{{a, b}});
+  ValueIndex optional = m.Add(synth::OptionalTensorList{{d, synth::AddNull(m)}});
+  m.delegates.push_back(synth::Delegate{"Backend", {1}, {}});
+  CallOut(m, ops::kRelu, {x}, a);                         // 0
+  CallOut(m, ops::kRelu, {x}, b);                         // 1
+  CallOut(m, ops::kCat, {list, synth::AddInt(m, 0)}, c);  // 2: reads a and b
+  CallOut(m, ops::kRelu, {c}, d);                         // 3
+  m.Emit(synth::DelegateCall{0, {optional, e}});          // 4: reads d, writes e
+  CallOut(m, ops::kRelu, {e}, x);                         // 5
   m.inputs = {x};
   Built built = Compute(m);
   ASSERT_TRUE(built.program);
@@ -184,11 +184,11 @@ TEST(Lifetimes, MoveCallPutsDestinationInTheSourcesGroup) {
   m.name = "forward";
   ValueIndex x = At(m, 0), acc = At(m, 16), y = At(m, 48);
   ValueIndex moved = m.Add(Tensor{.sizes = {4}, .memory = AliasOf{acc, 0}});
-  ValueIndex elsewhere = At(m, 64);             // a destination with its own bytes
-  CallOut(m, ops::kRelu, {x}, acc);             // 0
-  m.Emit(builder::MoveCall{acc, moved});        // 1
-  m.Emit(builder::MoveCall{moved, elsewhere});  // 2
-  CallOut(m, ops::kRelu, {elsewhere}, y);       // 3
+  ValueIndex elsewhere = At(m, 64);           // a destination with its own bytes
+  CallOut(m, ops::kRelu, {x}, acc);           // 0
+  m.Emit(synth::MoveCall{acc, moved});        // 1
+  m.Emit(synth::MoveCall{moved, elsewhere});  // 2
+  CallOut(m, ops::kRelu, {elsewhere}, y);     // 3
   m.inputs = {x};
   m.outputs = {y};
   Built built = Compute(m);
@@ -211,12 +211,12 @@ TEST(Lifetimes, BackwardJumpKeepsTheLoopBodyLiveAcrossTheLoop) {
   MethodSpec m;
   m.name = "loop";
   ValueIndex x = At(m, 0), a = At(m, 16), c = At(m, 32), d = At(m, 48), e = At(m, 64);
-  ValueIndex done = builder::AddBool(m, false);
-  CallOut(m, ops::kRelu, {x}, a);           // 0
-  CallOut(m, ops::kAdd, {a, a}, c);         // 1 <- loop start
-  CallOut(m, ops::kRelu, {c}, d);           // 2
-  m.Emit(builder::JumpFalseCall{done, 1});  // 3 -> back to 1
-  CallOut(m, ops::kRelu, {d}, e);           // 4
+  ValueIndex done = synth::AddBool(m, false);
+  CallOut(m, ops::kRelu, {x}, a);         // 0
+  CallOut(m, ops::kAdd, {a, a}, c);       // 1 <- loop start
+  CallOut(m, ops::kRelu, {c}, d);         // 2
+  m.Emit(synth::JumpFalseCall{done, 1});  // 3 -> back to 1
+  CallOut(m, ops::kRelu, {d}, e);         // 4
   m.inputs = {x};
   m.outputs = {e};
   Built built = Compute(m);
@@ -373,8 +373,8 @@ TEST(Lifetimes, ZeroByteTensorsAreNotPlanned) {
 TEST(Lifetimes, ProgramWithoutInstructionsKeepsEveryTensorLive) {
   // FixedLayout programs have no instructions: nothing is ever free, so
   // tensors sharing bytes are one group.
-  auto p = testing::Load(
-      std::vector<builder::FixedMethod>{{"m", {{64, 1, 0}, {32, 1, 32}, {16, 1, 128}}}});
+  auto p = test_support::Load(
+      std::vector<synth::FixedMethod>{{"m", {{64, 1, 0}, {32, 1, 32}, {16, 1, 128}}}});
   ASSERT_TRUE(p);
   MethodLifetimes l = ComputeLifetimes(p->view.methods[0]);
   EXPECT_EQ(l.instruction_count, 0);
@@ -391,8 +391,8 @@ TEST(Lifetimes, DelegateOutputOnTheBytesOfAnInputThatDiesInTheCallIsBornAfterIt)
   MethodSpec m;
   m.name = "forward";
   ValueIndex x = At(m, 0, 16), y = At(m, 32, 16);  // [0, 64) and [32, 96)
-  m.delegates.push_back(builder::Delegate{"Backend", {1}, {}});
-  m.Emit(builder::DelegateCall{0, {x, y}});  // 0: reads x, defines y
+  m.delegates.push_back(synth::Delegate{"Backend", {1}, {}});
+  m.Emit(synth::DelegateCall{0, {x, y}});  // 0: reads x, defines y
   m.inputs = {x};
   m.outputs = {y};
   Built built = Compute(m);
@@ -411,8 +411,8 @@ TEST(Lifetimes, DelegateArgWithItsDyingInputsPlacementStaysWithIt) {
   MethodSpec m;
   m.name = "forward";
   ValueIndex x = At(m, 0, 16), y = At(m, 0, 16);
-  m.delegates.push_back(builder::Delegate{"Backend", {1}, {}});
-  m.Emit(builder::DelegateCall{0, {x, y}});
+  m.delegates.push_back(synth::Delegate{"Backend", {1}, {}});
+  m.Emit(synth::DelegateCall{0, {x, y}});
   m.inputs = {x};
   m.outputs = {y};
   Built built = Compute(m);
@@ -422,9 +422,9 @@ TEST(Lifetimes, DelegateArgWithItsDyingInputsPlacementStaysWithIt) {
 }
 
 TEST(Lifetimes, NoCorpusArenaHasALowerBoundAboveItsOwnSize) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   size_t arenas = 0;
-  for (const auto& path : testing::CorpusFiles()) {
+  for (const auto& path : test_support::CorpusFiles()) {
     Result<OpenedProgram> opened = OpenProgram(path);
     if (!opened.ok()) continue;
     for (const MethodView& method : opened->view.methods) {
@@ -436,16 +436,16 @@ TEST(Lifetimes, NoCorpusArenaHasALowerBoundAboveItsOwnSize) {
       }
     }
   }
-  EXPECT_GT(arenas, testing::CorpusManifestTotals().programs);
+  EXPECT_GT(arenas, test_support::CorpusManifestTotals().programs);
 }
 
 // F12 (issue 13): 32,000 values on one placement made every pair an
 // in-place overlap (half a billion pairs, 4 GB, minutes). Values alike in
 // bytes and life are joined first; the pairs stay few.
 TEST(Lifetimes, ThirtyTwoThousandValuesOnOnePlacementAreOneGroupAtOnce) {
-  std::vector<builder::FixedTensor> tensors(32000, builder::FixedTensor{64, 1, 0});
+  std::vector<synth::FixedTensor> tensors(32000, synth::FixedTensor{64, 1, 0});
   tensors.push_back({64, 1, 64});
-  auto p = testing::Load(std::vector<builder::FixedMethod>{{"m", tensors}});
+  auto p = test_support::Load(std::vector<synth::FixedMethod>{{"m", tensors}});
   ASSERT_TRUE(p);
   MethodLifetimes l = ComputeLifetimes(p->view.methods[0]);
   EXPECT_TRUE(l.too_complex.empty());
@@ -455,7 +455,7 @@ TEST(Lifetimes, ThirtyTwoThousandValuesOnOnePlacementAreOneGroupAtOnce) {
   // And the plan and its verifier, which look at pairs of the output.
   ShareRequest none;
   none.allow_none = true;
-  Result<PlanInput> input = MakePlan(p->view, none, WithStrategy(Strategy::kBest));
+  Result<PlanResult> input = MakePlan(p->view, none, WithStrategy(Strategy::kBest));
   ASSERT_TRUE(input.ok()) << input.error().message;
   EXPECT_TRUE(VerifyPlan(p->view, input->shared, input->plan).empty());
 }

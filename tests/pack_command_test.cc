@@ -7,14 +7,14 @@
 namespace pteshare {
 namespace {
 
-using testing::RunTool;
-using testing::TempDir;
+using test_support::RunTool;
+using test_support::TempDir;
 
 TEST(PackCommand, PlacesThePaperToyAndSummarises) {
   TempDir dir;
-  testing::WriteFileBytes(
+  test_support::WriteFileBytes(
       dir / "toy.csv", "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
-  testing::CommandOutput result = RunTool("pteshare", {"pack", (dir / "toy.csv").string()});
+  test_support::CommandOutput result = RunTool("pteshare", {"pack", (dir / "toy.csv").string()});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_EQ(result.out.substr(0, result.out.find('\n')), "id,lower,upper,size,offset");
   EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 6);
@@ -26,8 +26,8 @@ TEST(PackCommand, PlacesThePaperToyAndSummarises) {
 
 TEST(PackCommand, JsonCarriesTheSummaryAndEveryBlock) {
   TempDir dir;
-  testing::WriteFileBytes(dir / "two.csv", "id,lower,upper,size\na,0,2,8\nb,1,3,8\n");
-  testing::CommandOutput result =
+  test_support::WriteFileBytes(dir / "two.csv", "id,lower,upper,size\na,0,2,8\nb,1,3,8\n");
+  test_support::CommandOutput result =
       RunTool("pteshare", {"pack", (dir / "two.csv").string(), "--json", "--alignment", "16"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_NE(result.out.find("\"arena_size\": 24"), std::string::npos) << result.out;
@@ -36,7 +36,7 @@ TEST(PackCommand, JsonCarriesTheSummaryAndEveryBlock) {
 }
 
 TEST(PackCommand, SameSeedAndStepsGiveTheSameOffsets) {
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not used";
   std::string instance = (shared / "planner-suite" / "A.1048576.csv").string();
   auto first = RunTool("pteshare", {"pack", instance, "--seed", "4", "--steps", "3000000"});
@@ -48,8 +48,8 @@ TEST(PackCommand, SameSeedAndStepsGiveTheSameOffsets) {
 TEST(PackCommand, InvalidCsvIsOneLineNamingFileAndLineAndExitsTwo) {
   TempDir dir;
   std::string path = (dir / "bad.csv").string();
-  testing::WriteFileBytes(path, "id,lower,upper,size\na,0,3,4\nb,0,three,4\n");
-  testing::CommandOutput result = RunTool("pteshare", {"pack", path});
+  test_support::WriteFileBytes(path, "id,lower,upper,size\na,0,3,4\nb,0,three,4\n");
+  test_support::CommandOutput result = RunTool("pteshare", {"pack", path});
   EXPECT_EQ(result.exit_status, 2);
   std::string expected = "pteshare: ";  // appended: GCC 12 warns falsely on "..." + string
   expected += path;
@@ -59,7 +59,7 @@ TEST(PackCommand, InvalidCsvIsOneLineNamingFileAndLineAndExitsTwo) {
 }
 
 TEST(PackCommand, UnreadableFileExitsTwo) {
-  testing::CommandOutput result = RunTool("pteshare", {"pack", "/nonexistent/x.csv"});
+  test_support::CommandOutput result = RunTool("pteshare", {"pack", "/nonexistent/x.csv"});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_EQ(result.err, "pteshare: /nonexistent/x.csv: cannot read: No such file or directory\n");
 }
@@ -67,20 +67,20 @@ TEST(PackCommand, UnreadableFileExitsTwo) {
 TEST(PackCommand, CapacityMissExitsOneAndSaysByHowMuch) {
   TempDir dir;
   std::string path = (dir / "two.csv").string();
-  testing::WriteFileBytes(path, "id,lower,upper,size\na,0,2,8\nb,1,3,8\n");
-  testing::CommandOutput result = RunTool("pteshare", {"pack", path, "--capacity", "12"});
+  test_support::WriteFileBytes(path, "id,lower,upper,size\na,0,2,8\nb,1,3,8\n");
+  test_support::CommandOutput result = RunTool("pteshare", {"pack", path, "--capacity", "12"});
   EXPECT_EQ(result.exit_status, 1);
   EXPECT_NE(result.err.find("no plan fits the capacity of 12 bytes"), std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("4 bytes (33.3%) over"), std::string::npos) << result.err;
-  testing::CommandOutput fits = RunTool("pteshare", {"pack", path, "--capacity", "16"});
+  test_support::CommandOutput fits = RunTool("pteshare", {"pack", path, "--capacity", "16"});
   EXPECT_EQ(fits.exit_status, 0) << fits.err;
 }
 
 TEST(PackCommand, BadUsageExitsTwoAndHelpTeaches) {
   EXPECT_EQ(RunTool("pteshare", {"pack"}).exit_status, 2);
   EXPECT_EQ(RunTool("pteshare", {"pack", "x.csv", "--steps", "many"}).exit_status, 2);
-  testing::CommandOutput help = RunTool("pteshare", {"pack", "--help"});
+  test_support::CommandOutput help = RunTool("pteshare", {"pack", "--help"});
   EXPECT_EQ(help.exit_status, 0);
   EXPECT_NE(help.out.find("id,lower,upper,size"), std::string::npos);
   EXPECT_NE(help.out.find("--time-limit"), std::string::npos);

@@ -14,7 +14,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 
 struct Patched {
   std::vector<uint8_t> before, after;

@@ -18,7 +18,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
 std::vector<std::string> Listing(const fs::path& folder) {

@@ -10,13 +10,13 @@
 namespace pteshare {
 namespace {
 
-using testing::CommandOutput;
-using testing::Contains;
-using testing::RunTool;
-using testing::TempDir;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::RunTool;
+using test_support::TempDir;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  return testing::SynthLlm(dir.path(), name, std::move(args));
+  return test_support::SynthLlm(dir.path(), name, std::move(args));
 }
 
 TEST(PlanCommand, VerifiedPlanForALlmWith32Layers) {

@@ -12,22 +12,22 @@
 namespace pteshare {
 namespace {
 
-using builder::FixedMethod;
-using builder::ValueIndex;
+using synth::FixedMethod;
+using synth::ValueIndex;
 
 class PlanVerifierTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // prefill: act [0,128), k [128,192), v [192,256), act [256,320), act2
     // overlapping the first activation (lifetime-disjoint reuse) [0,64).
-    program_ = testing::Load(std::vector<FixedMethod>{
+    program_ = test_support::Load(std::vector<FixedMethod>{
         {"prefill",
          {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}, {64, 1, 0}}},
         {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},
     });
     ShareRequest request;
     request.names = {"k", "v"};
-    Result<PlanInput> input =
+    Result<PlanResult> input =
         MakePlan(program_->view, request, WithStrategy(Strategy::kRelocate, 16));
     ASSERT_TRUE(input.ok()) << input.error().message;
     input_ = std::move(input).value();
@@ -57,8 +57,8 @@ class PlanVerifierTest : public ::testing::Test {
     throw std::logic_error("no such value");
   }
 
-  std::unique_ptr<testing::LoadedProgram> program_;
-  PlanInput input_;
+  std::unique_ptr<test_support::LoadedProgram> program_;
+  PlanResult input_;
 };
 
 TEST_F(PlanVerifierTest, SharedBufferOffItsSlotInOneMethod) {
@@ -154,25 +154,25 @@ TEST_F(PlanVerifierTest, MisalignedFrontSlot) {
 class LiveOverlapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    builder::ProgramSpec spec;
-    builder::MethodSpec& m = spec.methods.emplace_back();
+    synth::ProgramSpec spec;
+    synth::MethodSpec& m = spec.methods.emplace_back();
     m.name = "forward";
     auto at = [&](uint64_t offset) {
-      return m.Add(builder::Tensor{.sizes = {16}, .memory = builder::FixedPlacement{1, offset}});
+      return m.Add(synth::Tensor{.sizes = {16}, .memory = synth::FixedPlacement{1, offset}});
     };
     ValueIndex x = at(0), a = at(64), b = at(128), c = at(192);
-    ValueIndex d = m.Add(builder::Tensor{.sizes = {16}, .memory = builder::AliasOf{c, 0}});
-    builder::CallOut(m, builder::ops::kRelu, {x}, a);    // 0
-    builder::CallOut(m, builder::ops::kAdd, {a, x}, b);  // 1
-    builder::CallOut(m, builder::ops::kRelu, {b}, c);    // 2
-    builder::CallOut(m, builder::ops::kRelu, {c}, d);    // 3
+    ValueIndex d = m.Add(synth::Tensor{.sizes = {16}, .memory = synth::AliasOf{c, 0}});
+    synth::CallOut(m, synth::ops::kRelu, {x}, a);    // 0
+    synth::CallOut(m, synth::ops::kAdd, {a, x}, b);  // 1
+    synth::CallOut(m, synth::ops::kRelu, {b}, c);    // 2
+    synth::CallOut(m, synth::ops::kRelu, {c}, d);    // 3
     m.inputs = {x};
     m.outputs = {d};
-    program_ = testing::Load(spec);
+    program_ = test_support::Load(spec);
     ASSERT_TRUE(program_);
     ShareRequest none;
     none.allow_none = true;
-    Result<PlanInput> input = MakePlan(program_->view, none, WithStrategy(Strategy::kReplan, 16));
+    Result<PlanResult> input = MakePlan(program_->view, none, WithStrategy(Strategy::kReplan, 16));
     ASSERT_TRUE(input.ok()) << input.error().message;
     input_ = std::move(input).value();
     ASSERT_TRUE(Violations().empty());
@@ -189,8 +189,8 @@ class LiveOverlapTest : public ::testing::Test {
     throw std::logic_error("no such value");
   }
 
-  std::unique_ptr<testing::LoadedProgram> program_;
-  PlanInput input_;
+  std::unique_ptr<test_support::LoadedProgram> program_;
+  PlanResult input_;
 };
 
 TEST_F(LiveOverlapTest, ReplanReusesBytesOfTensorsThatAreNeverLiveTogether) {

@@ -12,17 +12,17 @@
 namespace pteshare {
 namespace {
 
-using testing::CommandOutput;
-using testing::Contains;
-using testing::Count;
-using testing::ReadFileBytes;
-using testing::RunTool;
-using testing::TempDir;
-using testing::WithoutZoomPanels;
-using testing::XmlProblem;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::Count;
+using test_support::ReadFileBytes;
+using test_support::RunTool;
+using test_support::TempDir;
+using test_support::WithoutZoomPanels;
+using test_support::XmlProblem;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  return testing::SynthLlm(dir.path(), name, std::move(args));
+  return test_support::SynthLlm(dir.path(), name, std::move(args));
 }
 
 /// What `pteshare plot` says it drew: "(4 panels, 136 tensor rectangles,

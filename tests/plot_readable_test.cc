@@ -17,17 +17,17 @@
 namespace pteshare {
 namespace {
 
-using testing::CommandOutput;
-using testing::Contains;
-using testing::Count;
-using testing::OverlappingLabels;
-using testing::ReadFileBytes;
-using testing::RunTool;
-using testing::TempDir;
-using testing::XmlProblem;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::Count;
+using test_support::OverlappingLabels;
+using test_support::ReadFileBytes;
+using test_support::RunTool;
+using test_support::TempDir;
+using test_support::XmlProblem;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
-  return testing::SynthLlm(dir.path(), name, std::move(args));
+  return test_support::SynthLlm(dir.path(), name, std::move(args));
 }
 
 /// `pteshare plot FILE ARGS -o OUT`; the picture's bytes (empty when none
@@ -257,7 +257,7 @@ TEST(PlotReadable, LabelsNeverOverlapOnPteSynthPrograms) {
           std::vector<std::string>{"--share-auto", "--arena-limit", "1=300000"}}) {
       Plotted p = Plot(file, args, dir / "layout.svg");
       ASSERT_NE(p.svg, "") << p.out.err;
-      const std::vector<testing::SvgLabel> labels = testing::LabelBoxes(p.svg);
+      const std::vector<test_support::SvgLabel> labels = test_support::LabelBoxes(p.svg);
       // The level lines at least: the arena size of every panel.
       EXPECT_GE(labels.size(), static_cast<size_t>(Count(p.svg, "<line class=\"arena-size\"")));
       ExpectNoOverlappingLabels(p.svg, file + " " + (args.empty() ? "" : args[0]));
@@ -266,24 +266,24 @@ TEST(PlotReadable, LabelsNeverOverlapOnPteSynthPrograms) {
 }
 
 /// Corpus rows that are programs with methods, read from MANIFEST.tsv.
-std::vector<testing::ManifestRow> CorpusPrograms() {
-  std::vector<testing::ManifestRow> rows;
-  for (testing::ManifestRow& row : testing::CorpusManifest()) {
+std::vector<test_support::ManifestRow> CorpusPrograms() {
+  std::vector<test_support::ManifestRow> rows;
+  for (test_support::ManifestRow& row : test_support::CorpusManifest()) {
     if (row.identifier == "ET12" && !row.methods.empty()) rows.push_back(std::move(row));
   }
   return rows;
 }
 
 TEST(PlotReadableCorpus, ProgramsWithNothingPlannedSaySoAndNameEveryMethod) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
   size_t unplanned_programs = 0;
   TempDir dir;
-  for (const testing::ManifestRow& row : CorpusPrograms()) {
+  for (const test_support::ManifestRow& row : CorpusPrograms()) {
     const bool nothing_planned = std::all_of(row.planned_tensors.begin(), row.planned_tensors.end(),
                                              [](uint64_t n) { return n == 0; });
     if (!nothing_planned) continue;
     ++unplanned_programs;
-    const std::string file = (testing::SharedDir() / "corpus" / row.file).string();
+    const std::string file = (test_support::SharedDir() / "corpus" / row.file).string();
     Plotted p = Plot(file, {}, dir / "empty.svg");
     ASSERT_EQ(p.out.exit_status, 0) << row.file << ": " << p.out.err;
     EXPECT_EQ(XmlProblem(p.svg), "") << row.file;
@@ -314,11 +314,11 @@ TEST(PlotReadableCorpus, ProgramsWithNothingPlannedSaySoAndNameEveryMethod) {
 }
 
 TEST(PlotReadableCorpus, LabelsNeverOverlapOnTheCorpus) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
   TempDir dir;
   size_t plotted = 0;
-  for (const testing::ManifestRow& row : CorpusPrograms()) {
-    const std::string file = (testing::SharedDir() / "corpus" / row.file).string();
+  for (const test_support::ManifestRow& row : CorpusPrograms()) {
+    const std::string file = (test_support::SharedDir() / "corpus" / row.file).string();
     Plotted p = Plot(file, {"--share-auto"}, dir / "corpus.svg");
     // Programs with nothing to share still plot (replanned only); the
     // ones pteshare refuses say so with exit 2 and are not drawn.

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
 inline size_t Count(const std::string& text, const std::string& part) {
   size_t count = 0;
@@ -145,4 +145,4 @@ inline std::vector<std::pair<SvgLabel, SvgLabel>> OverlappingLabels(const std::s
   return overlaps;
 }
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

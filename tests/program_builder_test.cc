@@ -15,7 +15,7 @@
 #include "tools/synth/pte_reader.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 using Vt = fb::AllocationDetails;
@@ -313,7 +313,7 @@ TEST(ProgramBuilder, WithoutExtendedHeaderConstantsAreInline) {
 }
 
 TEST(ProgramBuilder, WritePteFileAppendsSparseGigabyteSegment) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   SmallProgram small;
   BuildOptions options;
   options.trailing_segment_bytes = uint64_t{1} << 30;
@@ -359,4 +359,4 @@ TEST(ProgramBuilder, InitialStateOfWrongSizeIsRefused) {
 }
 
 }  // namespace
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -6,15 +6,18 @@
 
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "rewriter/plan_verifier.h"
+#include "rewriter/planner.h"
 #include "rewriter/program_view.h"
 #include "rewriter/pte_layout.h"
 #include "tools/synth/fixed_layout.h"
 #include "tools/synth/program_builder.h"
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
 struct LoadedProgram {
   std::vector<uint8_t> bytes;
@@ -36,24 +39,45 @@ inline std::unique_ptr<LoadedProgram> Load(std::vector<uint8_t> bytes) {
   return loaded;
 }
 
-inline std::unique_ptr<LoadedProgram> Load(const builder::ProgramSpec& spec) {
-  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(spec);
+inline std::unique_ptr<LoadedProgram> Load(const synth::ProgramSpec& spec) {
+  Result<std::vector<uint8_t>> bytes = synth::BuildProgram(spec);
   EXPECT_TRUE(bytes.ok()) << bytes.error().message;
   if (!bytes.ok()) return nullptr;
   return Load(std::move(bytes).value());
 }
 
-inline std::unique_ptr<LoadedProgram> Load(const std::vector<builder::FixedMethod>& methods) {
-  return Load(builder::FixedLayoutSpec(methods));
+inline std::unique_ptr<LoadedProgram> Load(const std::vector<synth::FixedMethod>& methods) {
+  return Load(synth::FixedLayoutSpec(methods));
 }
 
 /// Writes `spec` as `dir/name` with the builder's defaults; the path.
-inline std::string WriteProgram(const std::filesystem::path& dir, const builder::ProgramSpec& spec,
+inline std::string WriteProgram(const std::filesystem::path& dir, const synth::ProgramSpec& spec,
                                 const std::string& name) {
   std::filesystem::path path = dir / name;
-  Result<builder::PteLayout> written = builder::WritePteFile(spec, {}, path);
+  Result<synth::PteLayout> written = synth::WritePteFile(spec, {}, path);
   EXPECT_TRUE(written.ok()) << written.error().message;
   return path.string();
 }
 
-}  // namespace pteshare::testing
+/// MakePlan, then VerifyPlan: fails the test on an error or on any
+/// violation (named by its invariant).
+inline PlanResult PlanVerified(const ProgramView& view, const ShareRequest& request,
+                               const PlanOptions& options) {
+  Result<PlanResult> made = MakePlan(view, request, options);
+  EXPECT_TRUE(made.ok()) << made.error().message;
+  if (!made.ok()) return {};
+  for (const PlanViolation& v : VerifyPlan(view, made->shared, made->plan)) {
+    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
+  }
+  return std::move(made).value();
+}
+
+/// The move of value `value` in method `method` of `plan`; throws (the test
+/// fails there) when the plan has none.
+inline const TensorMove& MoveOf(const Plan& plan, size_t method, uint32_t value) {
+  const TensorMove* move = plan.methods.at(method).Find(value);
+  if (move == nullptr) throw std::logic_error("the plan has no value " + std::to_string(value));
+  return *move;
+}
+
+}  // namespace pteshare::test_support

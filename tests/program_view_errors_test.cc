@@ -11,10 +11,10 @@
 namespace pteshare {
 namespace {
 
-using builder::FixedMethod;
+using synth::FixedMethod;
 
-std::vector<uint8_t> Build(const builder::ProgramSpec& spec) {
-  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(spec);
+std::vector<uint8_t> Build(const synth::ProgramSpec& spec) {
+  Result<std::vector<uint8_t>> bytes = synth::BuildProgram(spec);
   EXPECT_TRUE(bytes.ok()) << bytes.error().message;
   return bytes.ok() ? std::move(bytes).value() : std::vector<uint8_t>{};
 }
@@ -28,43 +28,43 @@ std::string ReadError(const std::vector<uint8_t>& bytes) {
   return view.ok() ? "read fine" : view.error().message;
 }
 
-builder::ProgramSpec OneTensor(builder::Tensor tensor) {
-  builder::ProgramSpec spec = builder::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {64}}});
+synth::ProgramSpec OneTensor(synth::Tensor tensor) {
+  synth::ProgramSpec spec = synth::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {64}}});
   spec.methods[0].values[0] = std::move(tensor);
   return spec;
 }
 
 TEST(ProgramViewErrors, UnknownScalarType) {
-  builder::Tensor t;
+  synth::Tensor t;
   t.scalar_type = static_cast<fb::ScalarType>(99);
   t.sizes = {4};
-  t.memory = builder::FixedPlacement{1, 0};
+  t.memory = synth::FixedPlacement{1, 0};
   EXPECT_EQ(ReadError(Build(OneTensor(t))), "method forward, value 0: unknown scalar type 99");
 }
 
 TEST(ProgramViewErrors, NegativeSize) {
-  builder::Tensor t;
+  synth::Tensor t;
   t.sizes = {4, -3};
-  t.memory = builder::FixedPlacement{1, 0};
+  t.memory = synth::FixedPlacement{1, 0};
   EXPECT_EQ(ReadError(Build(OneTensor(t))), "method forward, value 0: negative size -3");
 }
 
 TEST(ProgramViewErrors, SizesWhoseProductOverflows) {
-  builder::Tensor t;
+  synth::Tensor t;
   t.sizes = {2147483647, 2147483647, 2147483647};
-  t.memory = builder::FixedPlacement{1, 0};
+  t.memory = synth::FixedPlacement{1, 0};
   EXPECT_EQ(ReadError(Build(OneTensor(t))),
             "method forward, value 0: the product of its sizes overflows 64 bits");
 }
 
 TEST(ProgramViewErrors, NegativeArenaSize) {
-  builder::ProgramSpec spec = builder::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {-5}}});
+  synth::ProgramSpec spec = synth::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {-5}}});
   EXPECT_EQ(ReadError(Build(spec)), "method forward: arena 1 has negative size -5");
 }
 
 TEST(ProgramViewErrors, DeviceEntryForAMissingArena) {
-  builder::ProgramSpec spec =
-      builder::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {64}, {{3, fb::DeviceType::CUDA, 0}}}});
+  synth::ProgramSpec spec =
+      synth::FixedLayoutSpec({{"forward", {{64, 1, 0}}, {64}, {{3, fb::DeviceType::CUDA, 0}}}});
   EXPECT_EQ(ReadError(Build(spec)),
             "method forward: non_const_buffer_device names arena 3 but the method has 1 arenas");
 }
@@ -73,7 +73,7 @@ TEST(ProgramViewErrors, SegmentPastTheEndOfTheFile) {
   // A program with initial state has segments; grow the last one's size
   // field in place so it runs past the file while the header still fits.
   std::vector<uint8_t> bytes =
-      Build(builder::FixedLayoutSpec({{"forward", {{64, 1, 0, "state", true}}}}));
+      Build(synth::FixedLayoutSpec({{"forward", {{64, 1, 0, "state", true}}}}));
   const fb::Program* program = fb::GetProgram(bytes.data());
   ASSERT_NE(program->segments(), nullptr);
   const fb::DataSegment* last = program->segments()->Get(program->segments()->size() - 1);
@@ -92,7 +92,7 @@ TEST(ProgramViewErrors, ReadsOffsetsAboveFourGibAsSixtyFourBits) {
   // memory_offset_high is never set by real exporters (docs/format.md); a
   // >4 GiB placement must still read as one 64-bit offset.
   const uint64_t offset = (uint64_t{5} << 32) + 4096;
-  std::vector<uint8_t> bytes = Build(builder::FixedLayoutSpec(
+  std::vector<uint8_t> bytes = Build(synth::FixedLayoutSpec(
       {{"forward", {{64, 1, offset}}, {static_cast<int64_t>(offset + 64)}}}));
   const fb::Program* program = nullptr;
   Result<PteLayout> layout = ReadPteLayout(bytes, &program);

@@ -12,9 +12,9 @@
 namespace pteshare {
 namespace {
 
-using testing::SharedDir;
+using test_support::SharedDir;
 
-using testing::ManifestRow;
+using test_support::ManifestRow;
 
 std::string ArenaSizesText(const MethodView& method) {
   std::string text = "[0";
@@ -24,7 +24,7 @@ std::string ArenaSizesText(const MethodView& method) {
 
 TEST(ProgramView, EveryCorpusProgramMatchesTheManifest) {
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<ManifestRow> rows = testing::CorpusManifest();
+  const std::vector<ManifestRow> rows = test_support::CorpusManifest();
   ASSERT_FALSE(rows.empty()) << "MANIFEST.tsv has no rows";
   size_t programs = 0, planned_total = 0;
   for (const ManifestRow& row : rows) {
@@ -52,7 +52,7 @@ TEST(ProgramView, EveryCorpusProgramMatchesTheManifest) {
       planned_total += view.methods[m].planned_count();
     }
   }
-  const testing::ManifestTotals totals = testing::CorpusManifestTotals();
+  const test_support::ManifestTotals totals = test_support::CorpusManifestTotals();
   EXPECT_EQ(programs, totals.programs);
   EXPECT_EQ(planned_total, totals.planned_tensors);
 }
@@ -63,7 +63,7 @@ TEST(ProgramView, ReadsTheLargestCorpusOffset) {
   // arena (536,870,928 in MANIFEST.tsv) keeps exporter padding that no
   // tensor shows, which a replan must preserve.
   uint64_t largest = 0;
-  for (const auto& path : testing::CorpusFiles()) {
+  for (const auto& path : test_support::CorpusFiles()) {
     Result<OpenedProgram> opened = OpenProgram(path);
     if (!opened.ok()) continue;
     for (const MethodView& m : opened->view.methods) {
@@ -82,7 +82,7 @@ TEST(ProgramView, RecordsWhichAllocationFieldsAreStored) {
   // every program the manifest lists (the programs inside bundles are not
   // counted there).
   size_t planned = 0, zero_offsets = 0;
-  for (const auto& path : testing::CorpusFiles()) {
+  for (const auto& path : test_support::CorpusFiles()) {
     Result<OpenedProgram> opened = OpenProgram(path);
     if (!opened.ok() || opened->file.bundle()) continue;
     for (const MethodView& m : opened->view.methods) {
@@ -95,7 +95,7 @@ TEST(ProgramView, RecordsWhichAllocationFieldsAreStored) {
       }
     }
   }
-  EXPECT_EQ(planned, testing::CorpusManifestTotals().planned_tensors);
+  EXPECT_EQ(planned, test_support::CorpusManifestTotals().planned_tensors);
   EXPECT_GT(zero_offsets, 0u);  // the absent-field case is exercised
 }
 

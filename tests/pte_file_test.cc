@@ -9,7 +9,7 @@
 namespace pteshare {
 namespace {
 
-using testing::TempDir;
+using test_support::TempDir;
 
 TEST(PteFile, MissingFile) {
   TempDir dir;
@@ -27,16 +27,16 @@ TEST(PteFile, DirectoryIsRefused) {
 
 TEST(PteFile, EmptyFileIsRefusedWithoutMapping) {
   TempDir dir;
-  testing::WriteFileBytes(dir / "empty.pte", "");
+  test_support::WriteFileBytes(dir / "empty.pte", "");
   Result<PteFile> file = PteFile::Open(dir / "empty.pte");
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().message, "file is empty");
 }
 
 TEST(PteFile, MapsEveryCorpusProgramReadOnly) {
-  if (testing::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   size_t opened = 0;
-  for (const auto& path : testing::CorpusFiles()) {
+  for (const auto& path : test_support::CorpusFiles()) {
     Result<PteFile> file = PteFile::Open(path);
     if (!file.ok()) continue;
     ++opened;
@@ -50,7 +50,8 @@ TEST(PteFile, MapsEveryCorpusProgramReadOnly) {
     EXPECT_EQ(file->program_bytes().size(), file->layout().program_size);
     EXPECT_TRUE(file->mutable_bytes().empty()) << "read-only mapping must not be writable";
   }
-  EXPECT_EQ(opened, testing::CorpusManifestTotals().programs + testing::CorpusBundleCount());
+  EXPECT_EQ(opened,
+            test_support::CorpusManifestTotals().programs + test_support::CorpusBundleCount());
 }
 
 }  // namespace
@@ -61,7 +62,7 @@ namespace {
 
 // Bytes this process has read with read(2)/pread(2) so far.
 uint64_t BytesRead() {
-  std::string io = testing::ReadFileBytes("/proc/self/io");
+  std::string io = test_support::ReadFileBytes("/proc/self/io");
   const size_t at = io.find("rchar: ");
   return at == std::string::npos ? 0 : std::stoull(io.substr(at + 7));
 }
@@ -71,7 +72,7 @@ uint64_t BytesRead() {
 TEST(PteFile, NothingPastTheFirstBytesIsReadBeforeTheIdentifierCheck) {
   TempDir dir;
   const auto big = dir / "big.bin";
-  testing::WriteFileBytes(big, std::string("\x10\x00\x00\x00NOPE", 8));
+  test_support::WriteFileBytes(big, std::string("\x10\x00\x00\x00NOPE", 8));
   std::filesystem::resize_file(big, uint64_t{2} << 30);  // sparse
   const uint64_t before = BytesRead();
   Result<PteFile> file = PteFile::Open(big);
@@ -82,9 +83,9 @@ TEST(PteFile, NothingPastTheFirstBytesIsReadBeforeTheIdentifierCheck) {
   EXPECT_LT(read, uint64_t{1} << 20) << "read " << read << " bytes of a file it refuses";
 
   // ET12 without a header, past the FlatBuffers limit: refused unread too.
-  testing::WriteFileBytes(big, std::string("\x10\x00\x00\x00"
-                                           "ET12",
-                                           8));
+  test_support::WriteFileBytes(big, std::string("\x10\x00\x00\x00"
+                                                "ET12",
+                                                8));
   std::filesystem::resize_file(big, (uint64_t{2} << 30) + 4096);
   const uint64_t again = BytesRead();
   Result<PteFile> too_big = PteFile::Open(big);

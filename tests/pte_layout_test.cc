@@ -14,8 +14,8 @@
 namespace pteshare {
 namespace {
 
-using testing::ReadFileBytes;
-using testing::SharedDir;
+using test_support::ReadFileBytes;
+using test_support::SharedDir;
 
 // A corpus program with an extended header and two segments.
 constexpr const char* kWithHeader = "berndporr__dnf_executorch__dnf__v0c78226.pte";
@@ -198,9 +198,9 @@ namespace pteshare {
 namespace {
 
 std::vector<uint8_t> TwoSegmentProgram() {
-  testing::b::BuildOptions options;
+  test_support::b::BuildOptions options;
   options.segment_alignment = 4096;
-  return testing::Build(testing::SharedCacheSpec(), options);
+  return test_support::Build(test_support::SharedCacheSpec(), options);
 }
 
 // F7: segment_base_offset 0 with non-empty segments put them over the

@@ -10,7 +10,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 TEST(RandomProgram, SameSeedGivesTheSameBytes) {
@@ -68,4 +68,4 @@ TEST(RandomProgram, FeaturesTheDifferentialTestReliesOnAllOccur) {
 }
 
 }  // namespace
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

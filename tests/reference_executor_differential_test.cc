@@ -33,7 +33,7 @@
 namespace pteshare::reference {
 namespace {
 
-namespace b = pteshare::builder;
+namespace b = pteshare::synth;
 
 struct StrategyCase {
   const char* name;
@@ -108,7 +108,7 @@ std::string CheckRewrite(const Subject& subject, const StrategyCase& strategy) {
   PlanOptions options;
   options.strategy = strategy.strategy;
   options.replan_max_steps = kReplanSteps;
-  Result<PlanInput> planned = MakePlan(input->view, subject.request, options);
+  Result<PlanResult> planned = MakePlan(input->view, subject.request, options);
   if (!planned.ok()) return where + "plan: " + planned.error().message;
   for (const PlanViolation& v : VerifyPlan(input->view, planned->shared, planned->plan)) {
     return where + "verifier: " + InvariantName(v.invariant) + " " + v.message;
@@ -280,7 +280,7 @@ TEST(RewriteDifferential, ActivationMovedOntoASharedCacheIsCaught) {
   Subject subject = LlmSubject("llm", SmallLlm(1));
   Result<ReadBack> input = ReadView(subject.bytes);
   ASSERT_TRUE(input.ok());
-  Result<PlanInput> planned = MakePlan(input->view, subject.request, PlanOptions{});
+  Result<PlanResult> planned = MakePlan(input->view, subject.request, PlanOptions{});
   ASSERT_TRUE(planned.ok()) << planned.error().message;
   ASSERT_EQ(CheckRewrite(subject, kStrategies[0]), "");
 

@@ -15,8 +15,8 @@
 namespace pteshare::reference {
 namespace {
 
-namespace b = pteshare::builder;
-namespace ops = pteshare::builder::ops;
+namespace b = pteshare::synth;
+namespace ops = pteshare::synth::ops;
 
 std::vector<uint8_t> Floats(std::vector<float> values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(float));

@@ -11,14 +11,14 @@
 namespace pteshare {
 namespace {
 
-using builder::FixedMethod;
-using builder::FixedTensor;
-using testing::Load;
+using synth::FixedMethod;
+using synth::FixedTensor;
+using test_support::Load;
 
 constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 
-PlanInput PlanOk(const ProgramView& view, ShareRequest request, uint64_t alignment = 16) {
-  Result<PlanInput> input = MakePlan(view, request, WithStrategy(Strategy::kRelocate, alignment));
+PlanResult PlanOk(const ProgramView& view, ShareRequest request, uint64_t alignment = 16) {
+  Result<PlanResult> input = MakePlan(view, request, WithStrategy(Strategy::kRelocate, alignment));
   EXPECT_TRUE(input.ok()) << input.error().message;
   if (!input.ok()) return {};
   for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
@@ -52,7 +52,7 @@ std::vector<FixedMethod> TwoMethodsSharingKV() {
 
 TEST(Relocate, TwoMethodsShareKvCachesInArenaOne) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 1u);
@@ -77,7 +77,7 @@ TEST(Relocate, SlotsFollowSortedNameOrderNotInputOrder) {
       {"m1", {{32, 1, 0, "b", true}, {32, 1, 32, "a", true}}},
       {"m2", {{32, 1, 0, "a", true}, {32, 1, 32, "b", true}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"b", "a"}));
+  PlanResult input = PlanOk(p->view, Share({"b", "a"}));
   EXPECT_EQ(input.plan.fronts[0].slots[0].name, "a");
   EXPECT_EQ(After(input.plan, 0, 1), 0u);   // m1's "a"
   EXPECT_EQ(After(input.plan, 0, 0), 32u);  // m1's "b"
@@ -86,7 +86,7 @@ TEST(Relocate, SlotsFollowSortedNameOrderNotInputOrder) {
 
 TEST(Relocate, CachesInADeviceArenaWhileActivationsStayInArenaOne) {
   // The case the old exporter refused: a program that already uses two arenas.
-  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
   auto p = Load(std::vector<FixedMethod>{
       {"prefill",
        {{256, 1, 0}, {128, kCuda, 0}, {64, kCuda, 128, "k", true}, {64, kCuda, 192, "v", true}},
@@ -97,7 +97,7 @@ TEST(Relocate, CachesInADeviceArenaWhileActivationsStayInArenaOne) {
        {},
        {cuda}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, kCuda);
@@ -115,7 +115,7 @@ TEST(Relocate, MethodWithoutBufferStillReservesItsSlot) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},  // no "v"
   });
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   // decode's activation must stay off v's slot [64, 128): it moves up by
   // F - k's slot = 64, and the arena grows by v's slot only.
   EXPECT_EQ(After(input.plan, 1, 1), 128u);
@@ -132,7 +132,7 @@ TEST(Relocate, UnnamedBuffersNamedByPosition) {
   });
   ShareRequest request = Share({"state"});
   request.namings = {{"prefill", 1, "state"}, {"decode", 0, "state"}};
-  PlanInput input = PlanOk(p->view, request);
+  PlanResult input = PlanOk(p->view, request);
   EXPECT_EQ(After(input.plan, 0, 1), 0u);
   EXPECT_EQ(After(input.plan, 0, 0), 64u);
   EXPECT_EQ(After(input.plan, 1, 0), 0u);
@@ -147,7 +147,7 @@ TEST(Relocate, AliasesOfACacheFollowItKeepingTheirRelativeOffset) {
         {32, 1, 144}}},  // a view at +16
       {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   EXPECT_EQ(After(input.plan, 0, 1), 0u);
   EXPECT_EQ(After(input.plan, 0, 2), 0u);
   EXPECT_EQ(After(input.plan, 0, 3), 16u);
@@ -160,7 +160,7 @@ TEST(Relocate, ExporterTailPaddingIsKept) {
       {"prefill", {{64, 1, 0}, {64, 1, 64, "k", true}}},
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}, {256}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   EXPECT_EQ(input.plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{256}));
   EXPECT_EQ(input.plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{128}));
 }
@@ -176,7 +176,7 @@ TEST(Relocate, ZeroByteTensorsMoveOnlyWithWhatContainsThem) {
         {16, 2, 16}}},  // elsewhere: makes the input's alignment 16, as given
       {"decode", {{64, 1, 0, "k", true}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   EXPECT_EQ(After(input.plan, 0, 2), 32u + 64u);
   EXPECT_EQ(After(input.plan, 0, 3), 8u);
   EXPECT_EQ(After(input.plan, 0, 4), 4096u);
@@ -187,7 +187,7 @@ TEST(Relocate, ArenasWithoutSharedBuffersAreUntouched) {
       {"prefill", {{64, 1, 0}, {64, 1, 64, "k", true}, {48, 2, 16}}},
       {"decode", {{64, 1, 0, "k", true}, {48, 2, 0}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   EXPECT_EQ(After(input.plan, 0, 2), 16u);
   EXPECT_EQ(input.plan.methods[0].arena_sizes_after[1],
             input.plan.methods[0].arena_sizes_before[1]);
@@ -202,7 +202,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},
   };
   auto first = Load(methods);
-  PlanInput once = PlanOk(first->view, Share({"k", "v"}));
+  PlanResult once = PlanOk(first->view, Share({"k", "v"}));
   for (size_t m = 0; m < methods.size(); ++m) {
     for (size_t v = 0; v < methods[m].tensors.size(); ++v) {
       methods[m].tensors[v].offset = After(once.plan, m, static_cast<uint32_t>(v));
@@ -210,7 +210,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
     methods[m].arena_sizes = {static_cast<int64_t>(once.plan.methods[m].arena_sizes_after[0])};
   }
   auto second = Load(methods);
-  PlanInput twice = PlanOk(second->view, Share({"k", "v"}));
+  PlanResult twice = PlanOk(second->view, Share({"k", "v"}));
   for (const MethodPlan& m : twice.plan.methods) {
     for (const TensorMove& move : m.moves) EXPECT_FALSE(move.moved()) << m.name;
     EXPECT_EQ(m.arena_sizes_after, m.arena_sizes_before) << m.name;
@@ -220,7 +220,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
 TEST(Relocate, DetectsTheAlignmentFromTheInput) {
   auto p = Load(TwoMethodsSharingKV());
   // Offsets 64, 128, 192, 256: the largest power of two dividing all is 64.
-  Result<PlanInput> input = MakePlan(p->view, Share({"k", "v"}), PlanOptions{});
+  Result<PlanResult> input = MakePlan(p->view, Share({"k", "v"}), PlanOptions{});
   ASSERT_TRUE(input.ok()) << input.error().message;
   EXPECT_EQ(input->plan.alignment, 64u);
   EXPECT_TRUE(VerifyPlan(p->view, input->shared, input->plan).empty());
@@ -231,7 +231,7 @@ TEST(Relocate, SlotsAreRoundedToTheAlignment) {
       {"m1", {{20, 1, 0, "a", true}, {16, 1, 32, "b", true}, {16, 1, 64}}},
       {"m2", {{20, 1, 0, "a", true}, {16, 1, 32, "b", true}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"a", "b"}), 32);
+  PlanResult input = PlanOk(p->view, Share({"a", "b"}), 32);
   EXPECT_EQ(input.plan.fronts[0].slots[0].slot_bytes, 32u);
   EXPECT_EQ(input.plan.fronts[0].slots[1].offset, 32u);
   EXPECT_EQ(input.plan.fronts[0].size, 64u);

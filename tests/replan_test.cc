@@ -20,13 +20,14 @@
 namespace pteshare {
 namespace {
 
-using builder::CallOut;
-using builder::FixedPlacement;
-using builder::MethodSpec;
-using builder::ProgramSpec;
-using builder::Tensor;
-using builder::ValueIndex;
-namespace ops = builder::ops;
+using synth::CallOut;
+using synth::FixedPlacement;
+using synth::MethodSpec;
+using synth::ProgramSpec;
+using synth::Tensor;
+using synth::ValueIndex;
+using test_support::MoveOf;
+namespace ops = synth::ops;
 
 constexpr int32_t kFloats = 16;  // 64-byte tensors
 
@@ -85,31 +86,18 @@ ShareRequest Share(std::vector<std::string> names) {
 // Alignment 16 by default (the fixtures' own); 0 detects it, which the
 // pte-synth programs need: they align to 256, and a smaller --alignment
 // that would lower a tensor's is refused.
-PlanInput PlanOk(const ProgramView& view, const ShareRequest& request, Strategy strategy,
-                 std::map<uint32_t, uint64_t> limits = {}, uint64_t alignment = 16) {
+PlanResult PlanOk(const ProgramView& view, const ShareRequest& request, Strategy strategy,
+                  std::map<uint32_t, uint64_t> limits = {}, uint64_t alignment = 16) {
   PlanOptions options{strategy, alignment};
   options.arena_limits = std::move(limits);
   options.compare_strategies = true;
-  Result<PlanInput> input = MakePlan(view, request, options);
-  EXPECT_TRUE(input.ok()) << input.error().message;
-  if (!input.ok()) return {};
-  for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
-    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
-  }
-  return std::move(input).value();
-}
-
-const TensorMove& MoveOf(const Plan& plan, size_t method, uint32_t value) {
-  for (const TensorMove& m : plan.methods[method].moves) {
-    if (m.value_index == value) return m;
-  }
-  throw std::logic_error("no value " + std::to_string(value));
+  return test_support::PlanVerified(view, request, options);
 }
 
 TEST(Replan, ShrinksAWastefulInputToItsLowerBound) {
-  auto p = testing::Load(KvProgram(false));
+  auto p = test_support::Load(KvProgram(false));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
   const MethodPlan& prefill = input.plan.methods[0];
   // Front 64 + two live 64-byte tensors.
   EXPECT_EQ(prefill.arena_sizes_before, (std::vector<uint64_t>{320}));
@@ -125,9 +113,9 @@ TEST(Replan, ShrinksAWastefulInputToItsLowerBound) {
 }
 
 TEST(Replan, SharedBufferGoesToItsSlotAndNothingElseEntersTheFront) {
-  auto p = testing::Load(KvProgram(false));
+  auto p = test_support::Load(KvProgram(false));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
   ASSERT_EQ(input.plan.fronts.size(), 1u);
   EXPECT_EQ(input.plan.fronts[0].size, 64u);
   EXPECT_EQ(MoveOf(input.plan, 0, 4).after.offset, 0u);  // prefill's k: 256 -> 0
@@ -142,9 +130,9 @@ TEST(Replan, SharedBufferGoesToItsSlotAndNothingElseEntersTheFront) {
 }
 
 TEST(Replan, MethodWithoutABufferStillReservesItsSlot) {
-  auto p = testing::Load(KvProgram(true));
+  auto p = test_support::Load(KvProgram(true));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}), Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}), Strategy::kReplan);
   ASSERT_EQ(input.plan.fronts.size(), 1u);
   EXPECT_EQ(input.plan.fronts[0].size, 128u);  // k [0,64), v [64,128)
   const MethodPlan& decode = input.plan.methods[1];
@@ -163,7 +151,7 @@ TEST(Replan, AliasGroupMovesRigidlyAndZeroByteTensorsFollowTheirContainer) {
   MethodSpec& m = spec.methods.emplace_back();
   m.name = "forward";
   ValueIndex x = At(m, 0), a = At(m, 128), y = At(m, 256);
-  ValueIndex in_place = m.Add(Tensor{.sizes = {kFloats}, .memory = builder::AliasOf{a, 0}});
+  ValueIndex in_place = m.Add(Tensor{.sizes = {kFloats}, .memory = synth::AliasOf{a, 0}});
   ValueIndex half = At(m, 160, 8);  // a view into the second half of a
   ValueIndex empty = m.Add(Tensor{.sizes = {0}, .memory = FixedPlacement{1, 144}});
   CallOut(m, ops::kRelu, {x}, a);              // 0
@@ -171,9 +159,9 @@ TEST(Replan, AliasGroupMovesRigidlyAndZeroByteTensorsFollowTheirContainer) {
   CallOut(m, ops::kAdd, {in_place, half}, y);  // 2
   m.inputs = {x};
   m.outputs = {y};
-  auto p = testing::Load(spec);
+  auto p = test_support::Load(spec);
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({}), Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, Share({}), Strategy::kReplan);
   const uint64_t a_at = MoveOf(input.plan, 0, a).after.offset;
   EXPECT_EQ(MoveOf(input.plan, 0, in_place).after.offset, a_at);
   EXPECT_EQ(MoveOf(input.plan, 0, half).after.offset, a_at + 32);
@@ -183,13 +171,13 @@ TEST(Replan, AliasGroupMovesRigidlyAndZeroByteTensorsFollowTheirContainer) {
 }
 
 TEST(Replan, CnnWithoutStateIsReplannedWithNothingShared) {
-  Result<ProgramSpec> spec = builder::SynthesizeCnn(builder::CnnConfig{});
+  Result<ProgramSpec> spec = synth::SynthesizeCnn(synth::CnnConfig{});
   ASSERT_TRUE(spec.ok()) << spec.error().message;
-  auto p = testing::Load(*spec);
+  auto p = test_support::Load(*spec);
   ASSERT_TRUE(p);
   ShareRequest none;
   none.allow_none = true;
-  PlanInput input = PlanOk(p->view, none, Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, none, Strategy::kReplan);
   EXPECT_TRUE(input.plan.fronts.empty());
   const MethodPlan& m = input.plan.methods[0];
   EXPECT_LE(m.arena_sizes_after[0], m.arena_sizes_before[0]);
@@ -199,17 +187,17 @@ TEST(Replan, CnnWithoutStateIsReplannedWithNothingShared) {
 }
 
 TEST(Replan, BestIsNeverWorseThanRelocate) {
-  for (builder::LlmConfig config :
-       {builder::LlmConfig{}, builder::LlmConfig{.layers = 4, .prefill_len = 100},
-        builder::LlmConfig{.layers = 3, .device_arena = true},
-        builder::LlmConfig{.layers = 2, .max_seq = 64, .seed = 7}}) {
-    Result<ProgramSpec> spec = builder::SynthesizeLlm(config);
+  for (synth::LlmConfig config :
+       {synth::LlmConfig{}, synth::LlmConfig{.layers = 4, .prefill_len = 100},
+        synth::LlmConfig{.layers = 3, .device_arena = true},
+        synth::LlmConfig{.layers = 2, .max_seq = 64, .seed = 7}}) {
+    Result<ProgramSpec> spec = synth::SynthesizeLlm(config);
     ASSERT_TRUE(spec.ok()) << spec.error().message;
-    auto p = testing::Load(*spec);
+    auto p = test_support::Load(*spec);
     ASSERT_TRUE(p);
     ShareRequest request;
     request.share_auto = true;
-    PlanInput best = PlanOk(p->view, request, Strategy::kBest, {}, 0);
+    PlanResult best = PlanOk(p->view, request, Strategy::kBest, {}, 0);
     for (const MethodPlan& m : best.plan.methods) {
       for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
         EXPECT_LE(m.arena_sizes_after[i], m.arena_sizes_relocate[i]) << m.name << " arena " << i;
@@ -223,14 +211,14 @@ TEST(Replan, BestIsNeverWorseThanRelocate) {
 }
 
 TEST(Replan, SamePlanEveryRun) {
-  Result<ProgramSpec> spec = builder::SynthesizeLlm(builder::LlmConfig{.layers = 3});
+  Result<ProgramSpec> spec = synth::SynthesizeLlm(synth::LlmConfig{.layers = 3});
   ASSERT_TRUE(spec.ok());
-  auto p = testing::Load(*spec);
+  auto p = test_support::Load(*spec);
   ASSERT_TRUE(p);
   ShareRequest request;
   request.share_auto = true;
-  PlanInput a = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
-  PlanInput b = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
+  PlanResult a = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
+  PlanResult b = PlanOk(p->view, request, Strategy::kReplan, {}, 0);
   for (size_t m = 0; m < a.plan.methods.size(); ++m) {
     ASSERT_EQ(a.plan.methods[m].moves.size(), b.plan.methods[m].moves.size());
     for (size_t i = 0; i < a.plan.methods[m].moves.size(); ++i) {
@@ -241,18 +229,18 @@ TEST(Replan, SamePlanEveryRun) {
 
 TEST(Replan, SecondRunOnItsOwnOutputChangesNothing) {
   for (Strategy strategy : {Strategy::kReplan, Strategy::kBest}) {
-    Result<ProgramSpec> spec = builder::SynthesizeLlm(builder::LlmConfig{.layers = 3});
+    Result<ProgramSpec> spec = synth::SynthesizeLlm(synth::LlmConfig{.layers = 3});
     ASSERT_TRUE(spec.ok());
-    auto first = testing::Load(*spec);
+    auto first = test_support::Load(*spec);
     ASSERT_TRUE(first);
     ShareRequest request;
     request.share_auto = true;
-    PlanInput once = PlanOk(first->view, request, strategy, {}, 0);
+    PlanResult once = PlanOk(first->view, request, strategy, {}, 0);
     Result<PatchSet> patch = MakePatchSet(first->bytes, first->view, once.plan);
     ASSERT_TRUE(patch.ok()) << patch.error().message;
-    auto second = testing::Load(testing::ApplyPatch(first->bytes, *patch));
+    auto second = test_support::Load(test_support::ApplyPatch(first->bytes, *patch));
     ASSERT_TRUE(second);
-    PlanInput twice = PlanOk(second->view, request, strategy, {}, 0);
+    PlanResult twice = PlanOk(second->view, request, strategy, {}, 0);
     for (const MethodPlan& m : twice.plan.methods) {
       EXPECT_EQ(m.arena_sizes_after, m.arena_sizes_before) << m.name;
       for (const TensorMove& move : m.moves) {
@@ -263,17 +251,17 @@ TEST(Replan, SecondRunOnItsOwnOutputChangesNothing) {
 }
 
 TEST(Replan, ArenaLimitThatFitsIsMet) {
-  auto p = testing::Load(KvProgram(false));
+  auto p = test_support::Load(KvProgram(false));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kBest, {{1, 200}});
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kBest, {{1, 200}});
   EXPECT_TRUE(input.plan.limit_misses.empty());
   EXPECT_LE(input.plan.methods[0].arena_sizes_after[0], 200u);
 }
 
 TEST(Replan, ArenaLimitMissSaysByHowMuch) {
-  auto p = testing::Load(KvProgram(false));
+  auto p = test_support::Load(KvProgram(false));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kBest, {{1, 160}});
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kBest, {{1, 160}});
   ASSERT_EQ(input.plan.limit_misses.size(), 2u);  // decode needs 192 too
   EXPECT_EQ(input.plan.limit_misses[1].rfind("method decode: arena 1 needs 192 bytes", 0), 0u);
   const std::string& miss = input.plan.limit_misses[0];
@@ -286,9 +274,9 @@ TEST(Replan, ArenaLimitMissSaysByHowMuch) {
 }
 
 TEST(Replan, RelocateMissesALimitReplanWouldMeet) {
-  auto p = testing::Load(KvProgram(false));
+  auto p = test_support::Load(KvProgram(false));
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kRelocate, {{1, 300}});
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kRelocate, {{1, 300}});
   ASSERT_EQ(input.plan.limit_misses.size(), 1u);
   EXPECT_EQ(input.plan.limit_misses[0],
             "method prefill: arena 1 needs 320 bytes (relocate 320), over its limit of 300 by "
@@ -302,12 +290,12 @@ TEST(Replan, SharedBufferMovedToATensorOutsideItKeepsRelocate) {
   MethodSpec& decode = spec.methods[1];
   ValueIndex elsewhere = At(decode, 192);
   ValueIndex out = At(decode, 256);
-  decode.Emit(builder::MoveCall{0, elsewhere});
+  decode.Emit(synth::MoveCall{0, elsewhere});
   CallOut(decode, ops::kRelu, {elsewhere}, out);
   decode.outputs = {2, out};
-  auto p = testing::Load(spec);
+  auto p = test_support::Load(spec);
   ASSERT_TRUE(p);
-  PlanInput input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
+  PlanResult input = PlanOk(p->view, Share({"k"}), Strategy::kReplan);
   EXPECT_EQ(input.plan.methods[1].arena_strategies, (std::vector<Strategy>{Strategy::kRelocate}));
   EXPECT_EQ(input.plan.methods[0].arena_strategies, (std::vector<Strategy>{Strategy::kReplan}));
   ASSERT_FALSE(input.plan.warnings.empty());

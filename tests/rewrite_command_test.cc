@@ -15,7 +15,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
 /// Unnamed caches, as the exporter writes them; `named` adds their names.
@@ -256,30 +256,31 @@ bool Has(const std::string& text, const std::string& part) {
 // Batch mode: several inputs, one output each in a folder, in parallel; a
 // bad file does not stop the others and sets the exit status.
 TEST(RewriteCommand, SeveralInputsGoToAFolderAndOneFailureDoesNotStopTheOthers) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   std::vector<std::string> inputs;
   int seed = 0;
   for (const char* name : {"a.pte", "b.pte", "c.pte"}) {
     std::string path = (dir / name).string();
-    ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "--seed", std::to_string(++seed), "-o", path})
-                  .exit_status,
-              0);
+    ASSERT_EQ(
+        test_support::RunTool("pte-synth", {"llm", "--seed", std::to_string(++seed), "-o", path})
+            .exit_status,
+        0);
     inputs.push_back(path);
   }
-  testing::WriteFileBytes(dir / "b.pte", "not a program at all");
-  const std::string before_b = testing::ReadFileBytes(dir / "b.pte");
+  test_support::WriteFileBytes(dir / "b.pte", "not a program at all");
+  const std::string before_b = test_support::ReadFileBytes(dir / "b.pte");
   std::vector<std::string> args = {"rewrite"};
   args.insert(args.end(), inputs.begin(), inputs.end());
   for (const char* a : {"--share-auto", "-o", "", "-j", "2"}) args.push_back(a);
   args[args.size() - 3] = (dir / "shared").string();
-  testing::CommandOutput out = testing::RunTool("pteshare", args);
+  test_support::CommandOutput out = test_support::RunTool("pteshare", args);
 
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Has(out.err, "pteshare: " + inputs[1] + ": ")) << out.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "shared" / "a.pte"));
   EXPECT_FALSE(std::filesystem::exists(dir / "shared" / "b.pte"));
   EXPECT_TRUE(std::filesystem::exists(dir / "shared" / "c.pte"));
-  EXPECT_EQ(testing::ReadFileBytes(dir / "b.pte"), before_b);
+  EXPECT_EQ(test_support::ReadFileBytes(dir / "b.pte"), before_b);
   // One line per file in input order, then the count.
   size_t a_line = out.out.find(inputs[0] + " -> "), c_line = out.out.find(inputs[2] + " -> ");
   ASSERT_NE(a_line, std::string::npos) << out.out;
@@ -289,45 +290,47 @@ TEST(RewriteCommand, SeveralInputsGoToAFolderAndOneFailureDoesNotStopTheOthers) 
 
   // The batch output equals a one-file rewrite of the same input.
   std::string single = (dir / "single.pte").string();
-  ASSERT_EQ(testing::RunTool("pteshare", {"rewrite", inputs[0], "--share-auto", "-o", single})
+  ASSERT_EQ(test_support::RunTool("pteshare", {"rewrite", inputs[0], "--share-auto", "-o", single})
                 .exit_status,
             0);
-  EXPECT_EQ(testing::ReadFileBytes(dir / "shared" / "a.pte"), testing::ReadFileBytes(single));
+  EXPECT_EQ(test_support::ReadFileBytes(dir / "shared" / "a.pte"),
+            test_support::ReadFileBytes(single));
 }
 
 TEST(RewriteCommand, SameFileTwiceInOneBatchIsRefused) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   std::string a = (dir / "a.pte").string();
-  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
-  testing::CommandOutput out =
-      testing::RunTool("pteshare", {"rewrite", a, a, "--share-auto", "--in-place"});
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  test_support::CommandOutput out =
+      test_support::RunTool("pteshare", {"rewrite", a, a, "--share-auto", "--in-place"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Has(out.err, "are the same file")) << out.err;
 }
 
 TEST(RewriteCommand, TwoInputsWithOneOutputNameAreRefused) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   std::filesystem::create_directories(dir / "x");
   std::filesystem::create_directories(dir / "y");
   std::string a = (dir / "x" / "m.pte").string(), b = (dir / "y" / "m.pte").string();
-  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
-  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", b}).exit_status, 0);
-  testing::CommandOutput out =
-      testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "-o", (dir / "out").string()});
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", b}).exit_status, 0);
+  test_support::CommandOutput out = test_support::RunTool(
+      "pteshare", {"rewrite", a, b, "--share-auto", "-o", (dir / "out").string()});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Has(out.err, "two inputs would both be written to")) << out.err;
 }
 
 TEST(RewriteCommand, SeveralInputsInPlace) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   std::string a = (dir / "a.pte").string(), b = (dir / "b.pte").string();
-  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
-  ASSERT_EQ(testing::RunTool("pte-synth", {"llm", "--layers", "3", "-o", b}).exit_status, 0);
-  testing::CommandOutput out =
-      testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place"});
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "--layers", "3", "-o", b}).exit_status, 0);
+  test_support::CommandOutput out =
+      test_support::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place"});
   EXPECT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Has(out.out, "2 files: 2 rewritten, 0 already planned, 0 failed")) << out.out;
-  out = testing::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place", "--json"});
+  out =
+      test_support::RunTool("pteshare", {"rewrite", a, b, "--share-auto", "--in-place", "--json"});
   EXPECT_EQ(out.exit_status, 0);
   EXPECT_EQ(out.out.front(), '[');
   EXPECT_TRUE(Has(out.out, "\"changed\": false")) << out.out;
@@ -342,22 +345,23 @@ namespace {
 // Issue 8: with replan (or best) and nothing shared, a stateless CNN is
 // simply replanned to smaller arenas; relocate alone has nothing to do.
 TEST(RewriteCommand, ReplanWithoutSharedBuffersShrinksACnn) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   std::string in = (dir / "cnn.pte").string(), out = (dir / "small.pte").string();
-  ASSERT_EQ(testing::RunTool("pte-synth", {"cnn", "-o", in}).exit_status, 0);
-  testing::CommandOutput rewrite = testing::RunTool("pteshare", {"rewrite", in, "-o", out});
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"cnn", "-o", in}).exit_status, 0);
+  test_support::CommandOutput rewrite =
+      test_support::RunTool("pteshare", {"rewrite", in, "-o", out});
   ASSERT_EQ(rewrite.exit_status, 0) << rewrite.err;
-  testing::CommandOutput before = testing::RunTool("pteshare", {"inspect", "--json", in});
-  testing::CommandOutput after = testing::RunTool("pteshare", {"inspect", "--json", out});
+  test_support::CommandOutput before = test_support::RunTool("pteshare", {"inspect", "--json", in});
+  test_support::CommandOutput after = test_support::RunTool("pteshare", {"inspect", "--json", out});
   auto arena_size = [](const std::string& json) {
     size_t at = json.find("\"size\": ", json.find("\"arenas\""));
     return std::stoull(json.substr(at + 8));
   };
   EXPECT_LT(arena_size(after.out), arena_size(before.out)) << before.out << after.out;
-  testing::CommandOutput relocate =
-      testing::RunTool("pteshare", {"rewrite", in, "-o", out, "--strategy", "relocate"});
+  test_support::CommandOutput relocate =
+      test_support::RunTool("pteshare", {"rewrite", in, "-o", out, "--strategy", "relocate"});
   EXPECT_EQ(relocate.exit_status, 2);
-  EXPECT_TRUE(testing::Contains(relocate.err, "say which buffers to share")) << relocate.err;
+  EXPECT_TRUE(test_support::Contains(relocate.err, "say which buffers to share")) << relocate.err;
 }
 
 TEST(RewriteCommand, WriteNamesStoresThePairedNamesSoCheckersFindThemByName) {

@@ -21,9 +21,9 @@
 #include "tools/synth/program_builder.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
-namespace b = pteshare::builder;
+namespace b = pteshare::synth;
 
 inline constexpr char kCacheName[] = "cache";
 inline constexpr uint64_t kFiveGiB = uint64_t{5} << 30;
@@ -95,7 +95,7 @@ inline ReadProgram Read(const std::vector<uint8_t>& bytes) {
 inline Plan PlanSharing(const ProgramView& view, std::vector<std::string> names = {kCacheName}) {
   ShareRequest request;
   request.names = std::move(names);
-  Result<PlanInput> input = MakePlan(view, request, PlanOptions{});
+  Result<PlanResult> input = MakePlan(view, request, PlanOptions{});
   EXPECT_TRUE(input.ok()) << input.error().message;
   return input.ok() ? input->plan : Plan{};
 }
@@ -156,4 +156,4 @@ inline void WriteBytes(const std::filesystem::path& path, const std::vector<uint
   WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
 }
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

@@ -235,17 +235,18 @@ std::string Describe(const rc::Report& report) {
 }
 
 TEST(RuntimeCheckReader, ReadsEveryCorpusFileAsTheGeneratedCodeDoes) {
-  const std::vector<testing::ManifestRow> manifest = testing::CorpusManifest();
+  const std::vector<test_support::ManifestRow> manifest = test_support::CorpusManifest();
   if (manifest.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to compare";
   size_t expected_readable = 0;
-  for (const testing::ManifestRow& row : manifest) {
+  for (const test_support::ManifestRow& row : manifest) {
     if (row.identifier == "ET12" || row.identifier == "BP08") ++expected_readable;
   }
   size_t readable = 0;
   size_t compared_tensors = 0;
-  for (const testing::ManifestRow& row : manifest) {
+  for (const test_support::ManifestRow& row : manifest) {
     SCOPED_TRACE(row.file);
-    const std::string text = testing::ReadFileBytes(testing::SharedDir() / "corpus" / row.file);
+    const std::string text =
+        test_support::ReadFileBytes(test_support::SharedDir() / "corpus" / row.file);
     const std::vector<uint8_t> bytes(text.begin(), text.end());
     ProgramTables ours;
     std::string problem;

@@ -15,11 +15,11 @@
 namespace pteshare {
 namespace {
 
-namespace b = pteshare::builder;
-using testing::CommandOutput;
-using testing::Contains;
-using testing::RunTool;
-using testing::TempDir;
+namespace b = pteshare::synth;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::RunTool;
+using test_support::TempDir;
 
 b::Tensor At(int32_t floats, b::MemoryId memory_id, uint64_t offset,
              std::optional<std::string> name = std::nullopt) {
@@ -27,7 +27,7 @@ b::Tensor At(int32_t floats, b::MemoryId memory_id, uint64_t offset,
 }
 
 std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
-  return testing::WriteProgram(dir.path(), spec, name);
+  return test_support::WriteProgram(dir.path(), spec, name);
 }
 
 // prefill and decode share k_cache (1024 bytes at 0 of arena 1) and keep
@@ -102,7 +102,7 @@ TEST(SelfCheck, UnreadableInputExitsTwo) {
   EXPECT_EQ(out.err, "pteshare-selfcheck: " + missing + ": cannot read the file\n");
 
   std::string zip = (dir / "model.pte").string();
-  testing::WriteFileBytes(zip, std::string("PK\x03\x04", 4) + std::string(60, 'z'));
+  test_support::WriteFileBytes(zip, std::string("PK\x03\x04", 4) + std::string(60, 'z'));
   out = RunTool("pteshare-selfcheck", {zip});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_EQ(out.err,
@@ -111,7 +111,7 @@ TEST(SelfCheck, UnreadableInputExitsTwo) {
 }
 
 TEST(SelfCheck, EveryCorpusFileLoadsOrIsRefusedClearly) {
-  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to load";
   for (const auto& path : files) {
     CommandOutput out = RunTool("pteshare-selfcheck", {path.string()});
@@ -135,13 +135,13 @@ namespace {
 // self-check's --help says what it does.
 TEST(SelfCheck, EveryProgramHasVersionAndTheSelfCheckHasHelp) {
   for (const char* tool : {"pteshare", "pte-synth", "pteshare-selfcheck"}) {
-    testing::CommandOutput out = testing::RunTool(tool, {"--version"});
+    test_support::CommandOutput out = test_support::RunTool(tool, {"--version"});
     EXPECT_EQ(out.exit_status, 0) << tool << out.err;
     EXPECT_EQ(out.out, std::string(tool) + " " + PTESHARE_VERSION_FOR_TESTS + "\n") << tool;
   }
-  testing::CommandOutput help = testing::RunTool("pteshare-selfcheck", {"--help"});
+  test_support::CommandOutput help = test_support::RunTool("pteshare-selfcheck", {"--help"});
   EXPECT_EQ(help.exit_status, 0);
-  EXPECT_TRUE(testing::Contains(help.out, "usage: pteshare-selfcheck FILE")) << help.out;
+  EXPECT_TRUE(test_support::Contains(help.out, "usage: pteshare-selfcheck FILE")) << help.out;
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 namespace pteshare {
 namespace {
 
-using builder::FixedMethod;
-using testing::Load;
+using synth::FixedMethod;
+using test_support::Load;
 
 ShareRequest Share(std::vector<std::string> names) {
   ShareRequest r;
@@ -64,7 +64,7 @@ TEST(SharedBuffers, NoBufferChosen) {
 TEST(SharedBuffers, ShareAutoWithStateInOneMethodHasNothingToShare) {
   ShareRequest request;
   request.share_auto = true;
-  auto p = testing::Load(std::vector<builder::FixedMethod>{{"m", {{64, 1, 0, "x", true}}}});
+  auto p = test_support::Load(std::vector<synth::FixedMethod>{{"m", {{64, 1, 0, "x", true}}}});
   ASSERT_TRUE(p);
   Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
   ASSERT_TRUE(set.ok()) << set.error().message;
@@ -88,9 +88,9 @@ TEST(SharedBuffers, NameFoundInNoMethod) {
 }
 
 TEST(SharedBuffers, NameThatIsNotAPlannedTensor) {
-  builder::ProgramSpec spec = builder::FixedLayoutSpec(kPrefillDecode);
-  auto& tensor = std::get<builder::Tensor>(spec.methods[1].values[0]);
-  tensor.memory = builder::NotPlanned{};
+  synth::ProgramSpec spec = synth::FixedLayoutSpec(kPrefillDecode);
+  auto& tensor = std::get<synth::Tensor>(spec.methods[1].values[0]);
+  tensor.memory = synth::NotPlanned{};
   tensor.initial_state.reset();
   auto p = Load(spec);
   Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, Share({"k"}));
@@ -157,7 +157,7 @@ TEST(SharedBuffers, RenamingANamedBufferIsRefused) {
 
 TEST(SharedBuffers, PlacementPastItsArenaIsAnInputError) {
   auto p = Load(std::vector<FixedMethod>{{"m", {{64, 1, 0, "k", true}, {64, 1, 64}}, {100}}});
-  Result<PlanInput> input = MakePlan(p->view, Share({"k"}), PlanOptions{});
+  Result<PlanResult> input = MakePlan(p->view, Share({"k"}), PlanOptions{});
   ASSERT_FALSE(input.ok());
   EXPECT_EQ(input.error().message, "method m, value 1: offset 64 + 64 bytes > arena 1 size 100");
 }

@@ -18,8 +18,9 @@
 namespace pteshare {
 namespace {
 
-using builder::FixedMethod;
-using testing::Load;
+using synth::FixedMethod;
+using test_support::Load;
+using test_support::MoveOf;
 
 constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 
@@ -35,23 +36,9 @@ ShareRequest Share(std::vector<std::string> names) {
   return r;
 }
 
-PlanInput PlanOk(const ProgramView& view, ShareRequest request,
-                 const PlanOptions& options = ArenaOptions()) {
-  Result<PlanInput> input = MakePlan(view, request, options);
-  EXPECT_TRUE(input.ok()) << input.error().message;
-  if (!input.ok()) return {};
-  for (const PlanViolation& v : VerifyPlan(view, input->shared, input->plan)) {
-    ADD_FAILURE() << InvariantName(v.invariant) << ": " << v.message;
-  }
-  return std::move(input).value();
-}
-
-const TensorMove& MoveOf(const Plan& plan, size_t method, uint32_t value) {
-  for (const TensorMove& m : plan.methods[method].moves) {
-    if (m.value_index == value) return m;
-  }
-  ADD_FAILURE() << "no value " << value;
-  return plan.methods[method].moves.front();
+PlanResult PlanOk(const ProgramView& view, const ShareRequest& request,
+                  const PlanOptions& options = ArenaOptions()) {
+  return test_support::PlanVerified(view, request, options);
 }
 
 // prefill: act [0,128), k [128,192), v [192,256), act [256,320)
@@ -65,7 +52,7 @@ std::vector<FixedMethod> TwoMethodsSharingKV() {
 
 TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   const FrontRegion& state = plan.fronts[0];
@@ -93,7 +80,7 @@ TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
 TEST(StateArena, ArenasTheBuffersLeaveNeverGrow) {
   auto p = Load(TwoMethodsSharingKV());
   for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
-    PlanInput input = PlanOk(p->view, Share({"k", "v"}), ArenaOptions(strategy));
+    PlanResult input = PlanOk(p->view, Share({"k", "v"}), ArenaOptions(strategy));
     for (const MethodPlan& m : input.plan.methods) {
       EXPECT_LE(m.arena_sizes_after[0], m.arena_sizes_before[0]) << m.name;
       EXPECT_EQ(m.arena_sizes_after[1], 128u) << m.name;
@@ -106,14 +93,14 @@ TEST(StateArena, MethodWithoutABufferStillGetsTheWholeArena) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
       {"decode", {{64, 1, 0, "v", true}, {32, 1, 64}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const Plan& plan = input.plan;
   EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{32, 128}));
   EXPECT_EQ(MoveOf(plan, 1, 0).after, (Placement{2, 64, 64}));  // v keeps its slot
 }
 
 TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
-  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
   auto p = Load(std::vector<FixedMethod>{
       {"prefill",
        {{256, 1, 0}, {128, kCuda, 0}, {64, kCuda, 128, "k", true}, {64, kCuda, 192, "v", true}},
@@ -124,7 +111,7 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
        {},
        {cuda}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 3u);
@@ -154,7 +141,7 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
     EXPECT_EQ(m.arenas[1].device, fb::DeviceType::CUDA);
     EXPECT_EQ(m.arenas[2].size, 128u);
   }
-  PlanInput second = PlanOk(again->view, Share({"k", "v"}));
+  PlanResult second = PlanOk(again->view, Share({"k", "v"}));
   EXPECT_EQ(second.plan.fronts[0].memory_id, 3u);  // kept, not a fourth
   Result<PatchSet> none = MakePatchSet(again->bytes, again->view, second.plan);
   ASSERT_TRUE(none.ok()) << none.error().message;
@@ -167,7 +154,7 @@ TEST(StateArena, MethodsWithFewerArenasGetEmptyOnesBeforeTheStateArena) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 2, 0}}},
       {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   EXPECT_EQ(input.plan.fronts[0].memory_id, 3u);
   EXPECT_EQ(input.plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{16, 0, 64}));
   Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
@@ -180,12 +167,12 @@ TEST(StateArena, MethodsWithFewerArenasGetEmptyOnesBeforeTheStateArena) {
 
 TEST(StateArena, AMethodWithoutDeviceTableCannotGetADeviceArena) {
   // prefill has the cache on CUDA; decode has no state and no device table.
-  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
   auto p = Load(std::vector<FixedMethod>{
       {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
       {"decode", {{64, 1, 0}}},
   });
-  PlanInput input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, Share({"k"}));
   Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
   ASSERT_FALSE(patch.ok());
   EXPECT_NE(patch.error().message.find("method decode stores no non_const_buffer_device"),
@@ -194,12 +181,12 @@ TEST(StateArena, AMethodWithoutDeviceTableCannotGetADeviceArena) {
 }
 
 TEST(StateArena, ABufferOnTwoDevicesIsRefused) {
-  builder::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
   auto p = Load(std::vector<FixedMethod>{
       {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
       {"decode", {{64, 1, 0}, {64, kCuda, 0, "k", true}}},
   });
-  Result<PlanInput> input = MakePlan(p->view, Share({"k"}), ArenaOptions());
+  Result<PlanResult> input = MakePlan(p->view, Share({"k"}), ArenaOptions());
   ASSERT_FALSE(input.ok());
   EXPECT_NE(input.error().message.find("on CUDA:0 in method prefill but on CPU:0 in method decode"),
             std::string::npos)
@@ -211,14 +198,14 @@ TEST(StateArena, NothingToShareIsRefusedNotReportedAsDone) {
   ShareRequest request;
   request.share_auto = true;
   request.allow_none = true;
-  Result<PlanInput> input = MakePlan(p->view, request, ArenaOptions(Strategy::kBest));
+  Result<PlanResult> input = MakePlan(p->view, request, ArenaOptions(Strategy::kBest));
   ASSERT_FALSE(input.ok());
   EXPECT_NE(input.error().message.find("--layout arena: nothing to share"), std::string::npos);
 }
 
 TEST(StateArena, VerifierCatchesAnAliasLeftBehindAndAStrangerInTheStateArena) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   auto has = [](const std::vector<PlanViolation>& found, const std::string& invariant) {
     for (const PlanViolation& v : found) {
       if (InvariantName(v.invariant) == invariant) return true;
@@ -266,7 +253,7 @@ TEST(StateArena, ArenaVectorReferencesAreAllocationInfo) {
 
 TEST(StateArena, MemoryCostCountsTheNewArena) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanInput input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
   const MemoryCost cost = ComputeMemoryCost(input.plan);
   ASSERT_EQ(cost.arenas.size(), 2u);
   EXPECT_EQ(cost.arenas[1].one_set_before, 0u);

@@ -15,7 +15,7 @@
 #include "tools/synth/pte_reader.h"
 #include "tools/synth/synth_cnn.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 struct Slot {
@@ -225,22 +225,23 @@ TEST(SynthCnn, OneStatelessMethodWithListArguments) {
 // ---- pte-synth, run as a user would -------------------------------------
 
 TEST(PteSynthCli, WritesTheSameBytesAsTheLibrary) {
-  testing::TempDir dir;
-  testing::CommandOutput run =
-      testing::RunTool("pte-synth", {"llm", "--seed", "3", "-o", (dir / "x.pte").string()});
+  test_support::TempDir dir;
+  test_support::CommandOutput run =
+      test_support::RunTool("pte-synth", {"llm", "--seed", "3", "-o", (dir / "x.pte").string()});
   ASSERT_EQ(run.exit_status, 0) << run.err;
   LlmConfig config;
   config.seed = 3;
   std::vector<uint8_t> expected = BuildLlm(config);
-  EXPECT_EQ(testing::ReadFileBytes(dir / "x.pte"), std::string(expected.begin(), expected.end()));
+  EXPECT_EQ(test_support::ReadFileBytes(dir / "x.pte"),
+            std::string(expected.begin(), expected.end()));
 }
 
 TEST(PteSynthCli, CnnWithSizeOptionWritesAVerifiedFile) {
-  testing::TempDir dir;
-  testing::CommandOutput run = testing::RunTool(
+  test_support::TempDir dir;
+  test_support::CommandOutput run = test_support::RunTool(
       "pte-synth", {"cnn", "--layers", "2", "--size", "8x12", "-o", (dir / "c.pte").string()});
   ASSERT_EQ(run.exit_status, 0) << run.err;
-  std::string text = testing::ReadFileBytes(dir / "c.pte");
+  std::string text = test_support::ReadFileBytes(dir / "c.pte");
   std::vector<uint8_t> bytes(text.begin(), text.end());
   const fb::Program& program = Read(bytes);
   const fb::Tensor* image = program.execution_plan()->Get(0)->values()->Get(0)->val_as_Tensor();
@@ -250,7 +251,7 @@ TEST(PteSynthCli, CnnWithSizeOptionWritesAVerifiedFile) {
 }
 
 TEST(PteSynthCli, BadUsageIsOneLineOnStderrAndExit2) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   for (std::vector<std::string> args :
        {std::vector<std::string>{},
         {"llm"},
@@ -258,7 +259,7 @@ TEST(PteSynthCli, BadUsageIsOneLineOnStderrAndExit2) {
         {"cnn", "--size", "3y4", "-o", (dir / "x.pte").string()},
         {"llm", "--bogus"},
         {"llm", "--segment-alignment", "100", "-o", (dir / "x.pte").string()}}) {
-    testing::CommandOutput run = testing::RunTool("pte-synth", args);
+    test_support::CommandOutput run = test_support::RunTool("pte-synth", args);
     EXPECT_EQ(run.exit_status, 2) << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_EQ(run.err.rfind("pte-synth: ", 0), 0u) << run.err;
@@ -268,14 +269,14 @@ TEST(PteSynthCli, BadUsageIsOneLineOnStderrAndExit2) {
 // Like the exporter, the flatbuffer is padded only to the next multiple of
 // 128 before the segments; --segment-alignment asks for more.
 TEST(PteSynthCli, PaddingIsTheExportersUnlessMoreIsAskedFor) {
-  testing::TempDir dir;
+  test_support::TempDir dir;
   for (const auto& [alignment, args] : {std::pair<uint64_t, std::vector<std::string>>{128, {}},
                                         {4096, {"--segment-alignment", "4096"}}}) {
     std::vector<std::string> all = {"llm", "-o", (dir / "x.pte").string()};
     all.insert(all.end(), args.begin(), args.end());
-    testing::CommandOutput run = testing::RunTool("pte-synth", all);
+    test_support::CommandOutput run = test_support::RunTool("pte-synth", all);
     ASSERT_EQ(run.exit_status, 0) << run.err;
-    std::string text = testing::ReadFileBytes(dir / "x.pte");
+    std::string text = test_support::ReadFileBytes(dir / "x.pte");
     Result<pteshare::ExtendedHeader> header = pteshare::ReadExtendedHeader(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
     ASSERT_TRUE(header.ok() && header->present);
@@ -285,11 +286,11 @@ TEST(PteSynthCli, PaddingIsTheExportersUnlessMoreIsAskedFor) {
 }
 
 TEST(PteSynthCli, HelpExplainsTheSubcommandsAndExits0) {
-  testing::CommandOutput run = testing::RunTool("pte-synth", {"--help"});
+  test_support::CommandOutput run = test_support::RunTool("pte-synth", {"--help"});
   EXPECT_EQ(run.exit_status, 0);
   EXPECT_NE(run.out.find("llm"), std::string::npos);
   EXPECT_NE(run.out.find("cnn"), std::string::npos);
 }
 
 }  // namespace
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

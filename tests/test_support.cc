@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 namespace fs = std::filesystem;
 
 fs::path SharedDir() {
@@ -157,4 +157,4 @@ void WriteFileBytes(const fs::path& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

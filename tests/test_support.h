@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pteshare::testing {
+namespace pteshare::test_support {
 
 /// ../shared next to the project, or empty when it is absent (a user's
 /// clone). Tests that need it call GTEST_SKIP() with a message.
@@ -76,4 +76,4 @@ std::string SynthLlm(const std::filesystem::path& dir, const std::string& name,
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);
 
-}  // namespace pteshare::testing
+}  // namespace pteshare::test_support

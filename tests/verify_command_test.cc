@@ -14,18 +14,18 @@
 namespace pteshare {
 namespace {
 
-namespace b = pteshare::builder;
-using testing::CommandOutput;
-using testing::Contains;
-using testing::RunTool;
-using testing::TempDir;
+namespace b = pteshare::synth;
+using test_support::CommandOutput;
+using test_support::Contains;
+using test_support::RunTool;
+using test_support::TempDir;
 
 b::Tensor At(int32_t floats, uint64_t offset, std::optional<std::string> name = std::nullopt) {
   return b::PlacedFloats(floats, 1, offset, std::move(name));
 }
 
 std::string Write(const TempDir& dir, const b::ProgramSpec& spec, const std::string& name) {
-  return testing::WriteProgram(dir.path(), spec, name);
+  return test_support::WriteProgram(dir.path(), spec, name);
 }
 
 // prefill and decode share k_cache (value 0, 1024 bytes at 0) and v_cache
@@ -139,7 +139,7 @@ TEST(VerifyCommand, JsonReportHasTheDocumentedShape) {
 TEST(VerifyCommand, BadInputExitsTwoWithOneLineOnStderr) {
   TempDir dir;
   std::string not_pte = (dir / "notes.pte").string();
-  testing::WriteFileBytes(not_pte, "these are not the bytes you are looking for");
+  test_support::WriteFileBytes(not_pte, "these are not the bytes you are looking for");
   CommandOutput out = RunTool("pteshare", {"verify", not_pte});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(out.out.empty()) << out.out;
@@ -156,7 +156,7 @@ TEST(VerifyCommand, BadInputExitsTwoWithOneLineOnStderr) {
 }
 
 TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
-  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to verify";
   for (const auto& path : files) {
     CommandOutput out = RunTool("pteshare", {"verify", path.string()});
@@ -174,9 +174,9 @@ TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
 // rewrites (--share-auto; most have nothing to share and are replanned)
 // passes verify and the loader-side self-check wherever its input passed.
 TEST(VerifyCommand, EveryRewrittenCorpusProgramStillVerifies) {
-  std::vector<std::filesystem::path> files = testing::CorpusFiles();
+  std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to rewrite";
-  testing::TempDir dir;
+  test_support::TempDir dir;
   size_t rewritten = 0;
   for (const auto& path : files) {
     const std::string out = (dir / path.filename().string()).string();
@@ -193,9 +193,9 @@ TEST(VerifyCommand, EveryRewrittenCorpusProgramStillVerifies) {
     EXPECT_EQ(RunTool("pteshare-selfcheck", {out}).exit_status, 0) << path;
   }
   size_t bundles = 0;  // a .bpte rewrites as its program
-  for (const testing::ManifestRow& row : testing::CorpusManifest())
+  for (const test_support::ManifestRow& row : test_support::CorpusManifest())
     bundles += row.identifier == "BP08";
-  EXPECT_EQ(rewritten, testing::CorpusManifestTotals().programs + bundles);
+  EXPECT_EQ(rewritten, test_support::CorpusManifestTotals().programs + bundles);
 }
 
 }  // namespace
@@ -209,22 +209,22 @@ namespace {
 TEST(VerifyCommand, RewrittenProgramsPassWhereTheirInputsFail) {
   for (std::vector<std::string> variant :
        {std::vector<std::string>{}, {"--device-arena"}, {"--layers", "3", "--heads", "2"}}) {
-    testing::TempDir dir;
+    test_support::TempDir dir;
     std::string input = (dir / "llm.pte").string(), output = (dir / "shared.pte").string();
     std::vector<std::string> synth = {"llm", "-o", input};
     synth.insert(synth.end(), variant.begin(), variant.end());
-    ASSERT_EQ(testing::RunTool("pte-synth", synth).exit_status, 0);
+    ASSERT_EQ(test_support::RunTool("pte-synth", synth).exit_status, 0);
 
-    testing::CommandOutput before = testing::RunTool("pteshare", {"verify", input});
+    test_support::CommandOutput before = test_support::RunTool("pteshare", {"verify", input});
     EXPECT_EQ(before.exit_status, 1) << before.out;
     EXPECT_NE(before.out.find("error: "), std::string::npos) << before.out;
 
-    testing::CommandOutput rewrite =
-        testing::RunTool("pteshare", {"rewrite", input, "--share-auto", "-o", output});
+    test_support::CommandOutput rewrite =
+        test_support::RunTool("pteshare", {"rewrite", input, "--share-auto", "-o", output});
     ASSERT_EQ(rewrite.exit_status, 0) << rewrite.err;
-    testing::CommandOutput after = testing::RunTool("pteshare", {"verify", output});
+    test_support::CommandOutput after = test_support::RunTool("pteshare", {"verify", output});
     EXPECT_EQ(after.exit_status, 0) << after.out;
-    testing::CommandOutput self_check = testing::RunTool("pteshare-selfcheck", {output});
+    test_support::CommandOutput self_check = test_support::RunTool("pteshare-selfcheck", {output});
     EXPECT_EQ(self_check.exit_status, 0) << self_check.out << self_check.err;
   }
 }

@@ -34,7 +34,7 @@
 namespace pteshare {
 namespace {
 
-using namespace pteshare::testing;
+using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
 struct Case {
@@ -181,7 +181,7 @@ Result<PatchSet> SharingPatch(const std::vector<uint8_t>& input) {
   ReadProgram program = Read(input);
   ShareRequest request;
   request.share_auto = true;
-  Result<PlanInput> plan = MakePlan(program.view, request, PlanOptions{});
+  Result<PlanResult> plan = MakePlan(program.view, request, PlanOptions{});
   if (!plan.ok()) return plan.error();
   return MakePatchSet(input, program.view, plan->plan);
 }

@@ -19,7 +19,7 @@
 namespace {
 
 using pteshare::Result;
-using pteshare::builder::ProgramSpec;
+using pteshare::synth::ProgramSpec;
 
 constexpr int kExitWriteFailed = 1;
 constexpr int kExitUsage = 2;
@@ -44,10 +44,10 @@ int Fail(int status, const std::string& message) {
   return status;
 }
 
-int Write(const Result<ProgramSpec>& spec, pteshare::builder::BuildOptions options,
+int Write(const Result<ProgramSpec>& spec, pteshare::synth::BuildOptions options,
           const std::string& out) {
   if (!spec.ok()) return Fail(kExitUsage, spec.error().message);
-  auto layout = pteshare::builder::WritePteFile(*spec, options, out);
+  auto layout = pteshare::synth::WritePteFile(*spec, options, out);
   if (!layout.ok()) {
     std::remove(out.c_str());  // never leave a half-written file behind
     return Fail(kExitWriteFailed, layout.error().message);
@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
   std::string out;
   // The exporter's layout by default: padding after the program only up to
   // the next multiple of 128 (0 to 127 bytes).
-  pteshare::builder::BuildOptions build;
+  pteshare::synth::BuildOptions build;
 
-  pteshare::builder::LlmConfig llm;
+  pteshare::synth::LlmConfig llm;
   CLI::App* llm_cmd = app.add_subcommand(
       "llm",
       "Decoder with methods `prefill` and `decode` sharing per-layer KV caches\n"
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   llm_cmd->add_flag("--unnamed", unnamed, "The default: leave the caches unnamed");
   llm_cmd->get_option("--named")->excludes("--unnamed");
 
-  pteshare::builder::CnnConfig cnn;
+  pteshare::synth::CnnConfig cnn;
   std::string size = "32x32";
   CLI::App* cnn_cmd =
       app.add_subcommand("cnn", "Single-method residual conv net (method `forward`), no state.");
@@ -140,11 +140,11 @@ int main(int argc, char** argv) {
   }
   if (llm_cmd->parsed()) {
     llm.named = named;
-    return Write(pteshare::builder::SynthesizeLlm(llm), build, out);
+    return Write(pteshare::synth::SynthesizeLlm(llm), build, out);
   }
   auto parsed_size = ParseSize(size);
   if (!parsed_size.ok()) return Fail(kExitUsage, parsed_size.error().message);
   cnn.height = parsed_size->first;
   cnn.width = parsed_size->second;
-  return Write(pteshare::builder::SynthesizeCnn(cnn), build, out);
+  return Write(pteshare::synth::SynthesizeCnn(cnn), build, out);
 }

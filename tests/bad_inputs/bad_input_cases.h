@@ -24,7 +24,7 @@
 #include "tools/synth/synth_cnn.h"
 #include "tools/synth/synth_llm.h"
 
-namespace pteshare::testing::bad_inputs {
+namespace pteshare::test_support::bad_inputs {
 
 /// What the commands must make of a case.
 enum class Expect {
@@ -59,15 +59,15 @@ struct BadInput {
 
 namespace detail {
 
-inline std::vector<uint8_t> Build(const builder::ProgramSpec& spec,
-                                  const builder::BuildOptions& options) {
-  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(spec, options);
+inline std::vector<uint8_t> Build(const synth::ProgramSpec& spec,
+                                  const synth::BuildOptions& options) {
+  Result<std::vector<uint8_t>> bytes = synth::BuildProgram(spec, options);
   if (!bytes.ok()) throw std::runtime_error("builder: " + bytes.error().message);
   return std::move(bytes).value();
 }
 
 inline std::vector<uint8_t> TinyLlm(bool force_defaults) {
-  builder::LlmConfig config;
+  synth::LlmConfig config;
   config.layers = 1;
   config.heads = 1;
   config.head_dim = 4;
@@ -76,23 +76,23 @@ inline std::vector<uint8_t> TinyLlm(bool force_defaults) {
   // Named: the header cases below (which byte flip stays valid) were laid
   // out on this file's bytes.
   config.named = true;
-  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm(config);
+  Result<synth::ProgramSpec> spec = synth::SynthesizeLlm(config);
   if (!spec.ok()) throw std::runtime_error("SynthesizeLlm: " + spec.error().message);
-  builder::BuildOptions options;
+  synth::BuildOptions options;
   options.force_defaults = force_defaults;
   return Build(*spec, options);
 }
 
 inline std::vector<uint8_t> LegacyCnn() {
-  builder::CnnConfig config;
+  synth::CnnConfig config;
   config.layers = 1;
   config.channels = 2;
   config.height = 4;
   config.width = 4;
   config.classes = 2;
-  Result<builder::ProgramSpec> spec = builder::SynthesizeCnn(config);
+  Result<synth::ProgramSpec> spec = synth::SynthesizeCnn(config);
   if (!spec.ok()) throw std::runtime_error("SynthesizeCnn: " + spec.error().message);
-  builder::BuildOptions options;
+  synth::BuildOptions options;
   options.extended_header = false;
   return Build(*spec, options);
 }
@@ -373,4 +373,4 @@ inline std::vector<BadInput> GeneratedCases() {
   return cases;
 }
 
-}  // namespace pteshare::testing::bad_inputs
+}  // namespace pteshare::test_support::bad_inputs

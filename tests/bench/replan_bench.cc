@@ -30,10 +30,10 @@ struct Loaded {
   ProgramView view;
 };
 
-std::unique_ptr<Loaded> Load(const Result<builder::ProgramSpec>& spec) {
+std::unique_ptr<Loaded> Load(const Result<synth::ProgramSpec>& spec) {
   if (!spec.ok()) return nullptr;
   auto loaded = std::make_unique<Loaded>();
-  Result<std::vector<uint8_t>> bytes = builder::BuildProgram(*spec);
+  Result<std::vector<uint8_t>> bytes = synth::BuildProgram(*spec);
   if (!bytes.ok()) return nullptr;
   loaded->bytes = std::move(bytes).value();
   const fb::Program* program = nullptr;
@@ -51,9 +51,9 @@ std::unique_ptr<Loaded> Load(const Result<builder::ProgramSpec>& spec) {
 /// them. `shuffled`: the same chain, but the values are declared in a
 /// random order, so value index (and the order the planner is given the
 /// blocks in) says nothing about time.
-builder::ProgramSpec LongResidualChain(int count, uint64_t seed, bool shuffled = false) {
-  builder::ProgramSpec spec;
-  builder::MethodSpec& m = spec.methods.emplace_back();
+synth::ProgramSpec LongResidualChain(int count, uint64_t seed, bool shuffled = false) {
+  synth::ProgramSpec spec;
+  synth::MethodSpec& m = spec.methods.emplace_back();
   m.name = "forward";
   std::mt19937_64 random(seed);
   std::vector<int32_t> floats(static_cast<size_t>(count), 16);
@@ -65,18 +65,18 @@ builder::ProgramSpec LongResidualChain(int count, uint64_t seed, bool shuffled =
   std::vector<size_t> declared(floats.size());
   std::iota(declared.begin(), declared.end(), size_t{0});
   if (shuffled) std::shuffle(declared.begin(), declared.end(), std::mt19937_64(seed + 1));
-  std::vector<builder::ValueIndex> values(floats.size());
-  for (size_t i : declared) values[i] = builder::AddActivation(m, {floats[i]});
+  std::vector<synth::ValueIndex> values(floats.size());
+  for (size_t i : declared) values[i] = synth::AddActivation(m, {floats[i]});
   m.inputs = {values[0]};
   for (size_t i = 1; i < values.size(); ++i) {
-    builder::ValueIndex skip = values[i > back[i] ? i - back[i] : 0];
-    builder::CallOut(m, builder::ops::kAdd, {values[i - 1], skip}, values[i]);
+    synth::ValueIndex skip = values[i > back[i] ? i - back[i] : 0];
+    synth::CallOut(m, synth::ops::kAdd, {values[i - 1], skip}, values[i]);
   }
   m.outputs = {values.back()};
   return spec;
 }
 
-void Report(benchmark::State& state, const PlanInput& input) {
+void Report(benchmark::State& state, const PlanResult& input) {
   uint64_t before = 0, relocate = 0, replan = 0, bound = 0, tensors = 0;
   for (const MethodPlan& m : input.plan.methods) {
     tensors = std::max<uint64_t>(tensors, m.moves.size());
@@ -107,9 +107,9 @@ void PlanProgram(benchmark::State& state, const Loaded* program, bool share,
   request.allow_none = true;
   PlanOptions options{Strategy::kBest, 0};
   options.replan_max_steps = max_steps;
-  PlanInput last;
+  PlanResult last;
   for (auto _ : state) {
-    Result<PlanInput> input = MakePlan(program->view, request, options);
+    Result<PlanResult> input = MakePlan(program->view, request, options);
     if (!input.ok()) {
       state.SkipWithError(input.error().message.c_str());
       return;
@@ -124,7 +124,7 @@ void BM_ReplanSynthLlm(benchmark::State& state) {
   auto& program = programs[state.range(0)];
   if (!program) {
     program = Load(
-        builder::SynthesizeLlm(builder::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
+        synth::SynthesizeLlm(synth::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
   }
   PlanProgram(state, program.get(), true);
 }
@@ -138,7 +138,7 @@ void BM_ReplanDeepLlmUnshared(benchmark::State& state) {
   auto& program = programs[state.range(0)];
   if (!program) {
     program = Load(
-        builder::SynthesizeLlm(builder::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
+        synth::SynthesizeLlm(synth::LlmConfig{.layers = static_cast<int32_t>(state.range(0))}));
   }
   PlanProgram(state, program.get(), false);
 }
@@ -149,7 +149,7 @@ BENCHMARK(BM_ReplanDeepLlmUnshared)
     ->Iterations(1);
 
 void BM_ReplanSynthCnn(benchmark::State& state) {
-  static std::unique_ptr<Loaded> program = Load(builder::SynthesizeCnn(builder::CnnConfig{}));
+  static std::unique_ptr<Loaded> program = Load(synth::SynthesizeCnn(synth::CnnConfig{}));
   PlanProgram(state, program.get(), false);
 }
 BENCHMARK(BM_ReplanSynthCnn)->Unit(benchmark::kMillisecond);
@@ -210,7 +210,7 @@ void BM_Verify10kTensorMethod(benchmark::State& state) {
   }
   ShareRequest none;
   none.allow_none = true;
-  Result<PlanInput> input = MakePlan(program->view, none, WithStrategy(Strategy::kReplan));
+  Result<PlanResult> input = MakePlan(program->view, none, WithStrategy(Strategy::kReplan));
   if (!input.ok()) {
     state.SkipWithError(input.error().message.c_str());
     return;

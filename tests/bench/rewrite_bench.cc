@@ -99,13 +99,13 @@ Result<fs::path> LlmFile(int32_t layers, uint64_t trailing_bytes) {
   static std::map<std::pair<int32_t, uint64_t>, fs::path> made;
   auto key = std::make_pair(layers, trailing_bytes);
   if (auto it = made.find(key); it != made.end()) return it->second;
-  Result<builder::ProgramSpec> spec = builder::SynthesizeLlm({.layers = layers, .named = true});
+  Result<synth::ProgramSpec> spec = synth::SynthesizeLlm({.layers = layers, .named = true});
   if (!spec.ok()) return spec.error();
-  builder::BuildOptions options;
+  synth::BuildOptions options;
   options.trailing_segment_bytes = trailing_bytes;
   fs::path path = ScratchDir::Path() / ("llm-" + std::to_string(layers) + "-" +
                                         std::to_string(trailing_bytes / kMiB) + "MiB.pte");
-  Result<builder::PteLayout> layout = builder::WritePteFile(*spec, options, path);
+  Result<synth::PteLayout> layout = synth::WritePteFile(*spec, options, path);
   if (!layout.ok()) return layout.error();
   if (trailing_bytes > 0) {
     Status filled = FillWithPattern(path, layout->file_size - trailing_bytes, trailing_bytes);
@@ -120,14 +120,14 @@ Result<fs::path> LlmFile(int32_t layers, uint64_t trailing_bytes) {
 Result<int32_t> OutgrowingLayers();
 
 /// What the command needs from one plan: the plan, verified.
-Result<PlanInput> PlanVerified(const ProgramView& view, Strategy strategy) {
+Result<PlanResult> PlanVerified(const ProgramView& view, Strategy strategy) {
   ShareRequest request;
   request.share_auto = true;
   // As the command: only relocate needs something to share.
   request.allow_none = strategy != Strategy::kRelocate;
   PlanOptions options;
   options.strategy = strategy;
-  Result<PlanInput> input = MakePlan(view, request, options);
+  Result<PlanResult> input = MakePlan(view, request, options);
   if (!input.ok()) return input.error();
   if (!input->plan.limit_misses.empty()) return Error{input->plan.limit_misses.front()};
   std::vector<PlanViolation> violations = VerifyPlan(view, input->shared, input->plan);
@@ -148,7 +148,7 @@ struct RewriteFacts {
 Result<RewriteFacts> RewriteToCopy(const fs::path& file, const fs::path& out, Strategy strategy) {
   Result<OpenedProgram> opened = OpenProgram(file);
   if (!opened.ok()) return opened.error();
-  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  Result<PlanResult> input = PlanVerified(opened->view, strategy);
   if (!input.ok()) return input.error();
   Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
   if (!patch.ok()) return patch.error();
@@ -169,7 +169,7 @@ Result<RewriteFacts> RewriteInPlace(const fs::path& file, Strategy strategy) {
   if (!recovery.ok()) return recovery.error();
   Result<OpenedProgram> opened = OpenProgram(file);
   if (!opened.ok()) return opened.error();
-  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  Result<PlanResult> input = PlanVerified(opened->view, strategy);
   if (!input.ok()) return input.error();
   Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
   if (!patch.ok()) return patch.error();
@@ -187,7 +187,7 @@ Result<int32_t> OutgrowingLayers() {
     if (!file.ok()) return file.error();
     Result<OpenedProgram> opened = OpenProgram(*file);
     if (!opened.ok()) return opened.error();
-    Result<PlanInput> input = PlanVerified(opened->view, Strategy::kRelocate);
+    Result<PlanResult> input = PlanVerified(opened->view, Strategy::kRelocate);
     if (!input.ok()) return input.error();
     Result<PatchSet> patch = MakePatchSet(opened->file.bytes(), opened->view, input->plan);
     if (!patch.ok()) return patch.error();
@@ -397,7 +397,7 @@ void BM_Plan(benchmark::State& state, Strategy strategy) {
   PlanOptions options;
   options.strategy = strategy;
   for (auto _ : state) {
-    Result<PlanInput> input = MakePlan(opened->view, request, options);
+    Result<PlanResult> input = MakePlan(opened->view, request, options);
     if (!input.ok()) {
       state.SkipWithError(input.error().message.c_str());
       break;
@@ -412,7 +412,7 @@ void BM_Verify(benchmark::State& state, Strategy strategy) {
   if (!file.ok()) return state.SkipWithError(file.error().message.c_str());
   Result<OpenedProgram> opened = OpenProgram(*file);
   if (!opened.ok()) return state.SkipWithError(opened.error().message.c_str());
-  Result<PlanInput> input = PlanVerified(opened->view, strategy);
+  Result<PlanResult> input = PlanVerified(opened->view, strategy);
   if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
   for (auto _ : state) {
     std::vector<PlanViolation> violations = VerifyPlan(opened->view, input->shared, input->plan);

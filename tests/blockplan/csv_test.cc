@@ -92,7 +92,7 @@ TEST(BlockCsv, AnUnreadableFileSaysSo) {
 }
 
 TEST(BlockCsv, ReadsEverySuiteInstance) {
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not checked";
   for (char name = 'A'; name <= 'K'; ++name) {
     auto path = shared / "planner-suite" / (std::string(1, name) + ".1048576.csv");

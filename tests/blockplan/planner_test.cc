@@ -31,7 +31,7 @@ BlockPlan PlanOrDie(const BlockProblem& problem, BlockPlannerOptions options = {
 }
 
 TEST(BlockPlanner, PaperToyFitsInTwelveBytes) {
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: input.12.csv not checked";
   Result<BlockProblem> problem = ReadBlockCsvFile(shared / "planner-suite" / "input.12.csv");
   ASSERT_TRUE(problem.ok()) << problem.error().message;
@@ -216,7 +216,7 @@ TEST(BlockPlanner, AlignedBlocksAroundAFixedOneGetValidSearchedPlans) {
 TEST(BlockPlanner, SuiteInstanceCIsSolvedAtItsLowerBound) {
   // The probe at the lower bound (tight capacities prune hardest) settles C
   // in well under a million steps; MiniMalloc asked for 1048576 gets +0.8%.
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not checked";
   Result<BlockProblem> problem = ReadBlockCsvFile(shared / "planner-suite" / "C.1048576.csv");
   ASSERT_TRUE(problem.ok()) << problem.error().message;
@@ -228,7 +228,7 @@ TEST(BlockPlanner, SuiteInstanceCIsSolvedAtItsLowerBound) {
 }
 
 TEST(BlockPlanner, EverySuiteInstanceGetsAValidPlanNoWorseThanGreedy) {
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not checked";
   for (char name = 'A'; name <= 'K'; ++name) {
     auto path = shared / "planner-suite" / (std::string(1, name) + ".1048576.csv");
@@ -318,7 +318,7 @@ TEST(BlockPlanner, ACapacityTheSearchCannotSettleEndsWhenTheStepsDo) {
   // a few million steps: the probe at the capacity must stop with the
   // budget and report the miss (it once looped forever once it had spent
   // its first share).
-  std::filesystem::path shared = testing::SharedDir();
+  std::filesystem::path shared = test_support::SharedDir();
   if (shared.empty()) GTEST_SKIP() << "../shared is absent: planner suite not checked";
   Result<BlockProblem> problem = ReadBlockCsvFile(shared / "planner-suite" / "D.1048576.csv");
   ASSERT_TRUE(problem.ok()) << problem.error().message;

@@ -26,7 +26,7 @@ namespace detail {
 
 inline void PlanAndVerify(const ProgramView& view, const ShareRequest& request,
                           const PlanOptions& options) {
-  Result<PlanInput> input = MakePlan(view, request, options);
+  Result<PlanResult> input = MakePlan(view, request, options);
   if (!input.ok()) return;  // an input error, reported to the user as such
   const Plan& plan = input->plan;
   if (plan.methods.size() != view.methods.size()) {

@@ -148,7 +148,7 @@ inline bool NamesChanged(const ProgramView& before, const ProgramView& after) {
 
 inline void RewriteAndCheck(std::span<const uint8_t> input, const ProgramView& view,
                             const ShareRequest& request, const PlanOptions& options) {
-  Result<PlanInput> planned = MakePlan(view, request, options);
+  Result<PlanResult> planned = MakePlan(view, request, options);
   if (!planned.ok()) return;
   if (!VerifyPlan(view, planned->shared, planned->plan).empty()) return;  // fuzz_plan's job
   const Plan& plan = planned->plan;
@@ -175,7 +175,7 @@ inline void RewriteAndCheck(std::span<const uint8_t> input, const ProgramView& v
   PlanOptions same = options;
   same.alignment = plan.alignment;
   if (NamesChanged(view, *after)) return;  // known, see below
-  Result<PlanInput> again = MakePlan(*after, request, same);
+  Result<PlanResult> again = MakePlan(*after, request, same);
   if (!again.ok()) Fail("the rewritten file cannot be planned again: " + again.error().message);
   if (!VerifyPlan(*after, again->shared, again->plan).empty()) {
     Fail("the second plan fails VerifyPlan");

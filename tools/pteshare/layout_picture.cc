@@ -11,7 +11,7 @@ namespace {
 
 /// Whether `value_index` of method `method_index` is one of the chosen
 /// shared buffers.
-bool IsShared(const PlanInput* plan, uint32_t method_index, uint32_t value_index) {
+bool IsShared(const PlanResult* plan, uint32_t method_index, uint32_t value_index) {
   if (plan == nullptr) return false;
   for (const SharedBuffer& b : plan->shared.buffers) {
     if (method_index < b.value_in_method.size() && b.value_in_method[method_index] == value_index) {
@@ -75,7 +75,7 @@ std::vector<std::string> DelegateIds(const MethodView& method) {
 }  // namespace
 
 LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& view,
-                                 const PlanInput* plan, PlanPanels panels,
+                                 const PlanResult* plan, PlanPanels panels,
                                  const std::string& only_method) {
   LayoutPicture picture;
   picture.file = file;

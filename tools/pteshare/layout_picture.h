@@ -118,7 +118,7 @@ struct LayoutPicture {
 /// drawn. Arenas with no size and no tensor are left out; methods with no
 /// arena drawn are listed in `unplanned`.
 LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& view,
-                                 const PlanInput* plan, PlanPanels panels,
+                                 const PlanResult* plan, PlanPanels panels,
                                  const std::string& only_method);
 
 /// Marks each row's --arena-limit (memory_id -> bytes) on the picture.

@@ -18,8 +18,8 @@ namespace {
 
 struct PlanArgs {
   std::string file;
-  ShareOptions share;
-  PlanningOptions planning;
+  ShareFlags share;
+  PlanFlags planning;
   bool json = false;
 };
 

@@ -13,30 +13,11 @@
 #include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
 #include "rewriter/rewrite.h"
-#include "tools/pteshare/share_options.h"
+#include "tools/pteshare/plan_flags.h"
+#include "tools/pteshare/share_flags.h"
 #include "tools/report/plan_json.h"
 
 namespace pteshare::cli {
-
-/// --strategy, --alignment and --arena-limit, shared by the planning
-/// commands.
-struct PlanningOptions {
-  std::string strategy = "best";
-  uint64_t alignment = 0;
-  std::vector<std::string> arena_limits;  // --arena-limit ID=BYTES, raw text
-  /// Also run the strategy not chosen, so the report shows both sizes
-  /// (`pteshare plan` does; rewrite need not pay for it).
-  bool compare_strategies = false;
-  /// --layout front|arena.
-  std::string layout = "front";
-  /// Also plan the layout not chosen, so the report shows what each costs
-  /// (`pteshare plan` does).
-  bool compare_layouts = false;
-
-  void AddTo(CLI::App* command);
-  /// Parses --strategy and every --arena-limit; an error names the bad one.
-  Result<PlanOptions> ToPlanOptions() const;
-};
 
 /// A plan with its verification (rewrite.h), or why there is none.
 struct PlanOutcome {
@@ -51,7 +32,7 @@ struct PlanOutcome {
 /// and violations (exit 1, the plan kept for the report) on stderr naming
 /// `file`.
 PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
-                           const ShareOptions& share, const PlanningOptions& planning);
+                           const ShareFlags& share, const PlanFlags& planning);
 
 /// "nothing to share: ..." for a plan that shares nothing (a note, not an
 /// error: replan goes on).

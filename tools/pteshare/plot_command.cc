@@ -27,8 +27,8 @@ namespace {
 struct PlotArgs {
   std::string file;
   std::string method;
-  ShareOptions share;
-  PlanningOptions planning;
+  ShareFlags share;
+  PlanFlags planning;
   std::string output;
   bool html = false;
 };

@@ -41,8 +41,8 @@ struct RewriteArgs {
   std::string out;  // a file for one input; a folder for several
   bool in_place = false;
   unsigned jobs = 0;  // 0: one per core
-  ShareOptions share;
-  PlanningOptions planning;
+  ShareFlags share;
+  PlanFlags planning;
   bool write_names = false;
   bool verbose = false;
   bool json = false;
@@ -70,7 +70,7 @@ std::string Target(const FileJob& job) {
 
 // The one-line result, then what a user must know: the pairs made of
 // unnamed state, the memory, and the plan's warnings (as `plan` shows them).
-std::string Summary(const FileJob& job, const ProgramView& view, const PlanInput& input,
+std::string Summary(const FileJob& job, const ProgramView& view, const PlanResult& input,
                     const PatchSet& patch, bool verbose) {
   const Plan& plan = input.plan;
   if (patch.empty()) return Target(job) + ": already planned, no change\n";
@@ -230,7 +230,7 @@ int RunRewrite(const RewriteArgs& args) {
   }
   // relocate exists only to make room for shared buffers; replan and best
   // may run with none and just shrink the arenas.
-  if (args.share.empty() && ParseStrategy(args.planning.strategy) == Strategy::kRelocate) {
+  if (args.share.empty() && args.planning.strategy == Strategy::kRelocate) {
     PrintError(
         "rewrite: say which buffers to share (--share NAME... or --share-auto); with no shared "
         "buffer, --strategy replan or best just shrinks the arenas");

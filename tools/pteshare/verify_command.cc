@@ -21,7 +21,7 @@
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
-#include "tools/pteshare/share_options.h"
+#include "tools/pteshare/share_flags.h"
 #include "tools/report/bundle_report.h"
 #include "tools/report/verify_report.h"
 
@@ -32,7 +32,7 @@ namespace rc = runtime_check;
 
 struct VerifyArgs {
   std::string file;
-  ShareOptions share;
+  ShareFlags share;
   bool json = false;
 };
 

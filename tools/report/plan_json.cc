@@ -138,15 +138,14 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[m.method_index];
       if (!value) continue;
-      for (const TensorMove& move : m.moves) {
-        if (move.value_index != *value) continue;
+      if (const TensorMove* move = m.Find(*value)) {
         json.BeginObject()
             .Field("name", b.name)
             .Field("value_index", *value)
-            .Field("memory_id", move.after.memory_id)
-            .Field("offset_before", move.before.offset)
-            .Field("offset_after", move.after.offset)
-            .Field("nbytes", move.after.nbytes)
+            .Field("memory_id", move->after.memory_id)
+            .Field("offset_before", move->before.offset)
+            .Field("offset_after", move->after.offset)
+            .Field("nbytes", move->after.nbytes)
             .EndObject();
       }
     }

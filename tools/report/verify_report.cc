@@ -16,7 +16,7 @@ namespace rc = runtime_check;
 // --share names, plus with --share-auto every name the automatic choice
 // finds (an empty list asks the checker for that choice alone).
 std::vector<std::string> SharedNames(const ShareRequest& share, const PteFile& file,
-                                     const std::vector<rc::NameAssignment>& names) {
+                                     const std::vector<rc::ValueNaming>& names) {
   std::set<std::string> chosen(share.names.begin(), share.names.end());
   if (share.share_auto && !chosen.empty()) {
     rc::CheckOptions automatic;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
@@ -99,4 +99,4 @@ GreedyPlan PlanGreedy(const std::vector<GreedyRequest>& requests, uint64_t align
   return plan;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

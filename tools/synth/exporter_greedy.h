@@ -20,7 +20,7 @@
 
 #include "tools/synth/value_lifetimes.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// One tensor to place in one arena.
 struct GreedyRequest {
@@ -38,4 +38,4 @@ struct GreedyPlan {
 /// Places `requests` in one arena. `alignment` must be a power of two > 0.
 GreedyPlan PlanGreedy(const std::vector<GreedyRequest>& requests, uint64_t alignment);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 void PutLittleEndian(uint8_t* out, uint64_t value, int bytes) {
@@ -34,4 +34,4 @@ std::vector<uint8_t> InsertExtendedHeader(const std::vector<uint8_t>& flatbuffer
   return out;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// Layout constants of the header, as ExecuTorch's runtime reads them.
 inline constexpr uint64_t kExtendedHeaderOffset = 8;  // after root offset + "ET12"
@@ -31,4 +31,4 @@ struct ExtendedHeaderFields {
 std::vector<uint8_t> InsertExtendedHeader(const std::vector<uint8_t>& flatbuffer,
                                           const ExtendedHeaderFields& fields);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -2,7 +2,7 @@
 
 #include "tools/synth/program_builder.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 ProgramSpec FixedLayoutSpec(const std::vector<FixedMethod>& methods) {
   ProgramSpec spec;
@@ -32,4 +32,4 @@ Result<std::vector<uint8_t>> BuildFixedLayout(const std::vector<FixedMethod>& me
   return BuildProgram(FixedLayoutSpec(methods));
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

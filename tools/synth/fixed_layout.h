@@ -12,7 +12,7 @@
 #include "rewriter/result.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 struct FixedTensor {
   uint64_t nbytes = 16;  // a multiple of 4 (float32 elements), or 0
@@ -39,4 +39,4 @@ ProgramSpec FixedLayoutSpec(const std::vector<FixedMethod>& methods);
 /// Built .pte bytes (exporter layout, extended header).
 Result<std::vector<uint8_t>> BuildFixedLayout(const std::vector<FixedMethod>& methods);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

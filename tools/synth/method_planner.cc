@@ -7,7 +7,7 @@
 #include "tools/synth/exporter_greedy.h"
 #include "tools/synth/value_lifetimes.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 std::string Where(const MethodSpec& method, ValueIndex index) {
@@ -132,4 +132,4 @@ Result<MethodPlacements> PlanMethod(const MethodSpec& method, uint64_t alignment
   return result;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

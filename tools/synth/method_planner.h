@@ -11,7 +11,7 @@
 #include "rewriter/result.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// Where a planned tensor lives; nbytes is the tensor's own size.
 struct ResolvedPlacement {
@@ -34,4 +34,4 @@ struct MethodPlacements {
 /// and the numbers (alias of a non-tensor, alias cycle, memory_id 0, ...).
 Result<MethodPlacements> PlanMethod(const MethodSpec& method, uint64_t alignment);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -18,7 +18,7 @@
 
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder::ops {
+namespace pteshare::synth::ops {
 
 /// out[i] = a[i] + b[i]; a, b, out have one shape.
 inline const OperatorName kAdd{"aten::add", "out"};
@@ -91,4 +91,4 @@ inline const OperatorName kConvolution{"aten::convolution", "out"};
 /// Null dtype, out [1, C]): out[0, c] = (sum over y, x in order) / (H * W).
 inline const OperatorName kMeanDim{"aten::mean", "out"};
 
-}  // namespace pteshare::builder::ops
+}  // namespace pteshare::synth::ops

@@ -11,7 +11,7 @@
 #include "tools/synth/program_serializer.h"
 #include "tools/synth/segment_data.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
@@ -191,4 +191,4 @@ Result<PteLayout> WritePteFile(const ProgramSpec& spec, const BuildOptions& opti
   return std::move(built->layout);
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

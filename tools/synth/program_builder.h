@@ -13,12 +13,12 @@
 // the exporter does.
 //
 // Usage:
-//   builder::ProgramSpec spec;
+//   synth::ProgramSpec spec;
 //   auto& m = spec.methods.emplace_back();
 //   m.name = "forward";
-//   ValueIndex x = m.Add(builder::Tensor{.sizes = {4}});
+//   ValueIndex x = m.Add(synth::Tensor{.sizes = {4}});
 //   ...
-//   Result<std::vector<uint8_t>> bytes = builder::BuildProgram(spec);
+//   Result<std::vector<uint8_t>> bytes = synth::BuildProgram(spec);
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@
 #include "tools/synth/method_planner.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 struct BuildOptions {
   /// Write every scalar field even when it equals its default (FlatBuffers
@@ -83,4 +83,4 @@ Result<std::vector<uint8_t>> BuildProgram(const ProgramSpec& spec,
 Result<PteLayout> WritePteFile(const ProgramSpec& spec, const BuildOptions& options,
                                const std::filesystem::path& path);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

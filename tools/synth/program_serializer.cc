@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 using flatbuffers::FlatBufferBuilder;
@@ -220,4 +220,4 @@ std::vector<uint8_t> SerializeProgram(const SerializeInputs& inputs) {
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -11,7 +11,7 @@
 #include "tools/synth/program_spec.h"
 #include "tools/synth/segment_data.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// One entry of Program.segments; offset relative to segment_base_offset.
 struct SegmentEntry {
@@ -35,4 +35,4 @@ struct SerializeInputs {
 /// The finished flatbuffer: root offset, "ET12", tables.
 std::vector<uint8_t> SerializeProgram(const SerializeInputs& inputs);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -2,7 +2,7 @@
 
 #include "tensor_nbytes.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 uint64_t ElementSize(ScalarType type) {
   // The loader's rule, shared with rewriter/ and runtime_check/.
@@ -28,4 +28,4 @@ uint64_t TensorNbytes(const Tensor& tensor) {
   return count * ElementSize(tensor.scalar_type);
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -17,7 +17,7 @@
 
 #include "program_generated.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// Index of a value in its method's value table (ExecutionPlan.values).
 using ValueIndex = int32_t;
@@ -224,4 +224,4 @@ uint64_t ElementSize(ScalarType type);
 /// product(sizes) x element size (sizes are the upper bound when dynamic).
 uint64_t TensorNbytes(const Tensor& tensor);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

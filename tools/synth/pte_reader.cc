@@ -5,7 +5,7 @@
 
 #include "tools/synth/extended_header.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 uint64_t ReadLittleEndian(const uint8_t* in, int bytes) {
@@ -50,4 +50,4 @@ uint64_t PlacementOffset(const fb::AllocationDetails& allocation) {
   return uint64_t{allocation.memory_offset_high()} << 32 | allocation.memory_offset_low();
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

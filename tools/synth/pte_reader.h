@@ -10,7 +10,7 @@
 #include "program_generated.h"
 #include "rewriter/result.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 struct HeaderFields {
   uint32_t length = 0;
@@ -37,4 +37,4 @@ bool HasField(const GeneratedTable& table, flatbuffers::voffset_t field) {
 /// Offset of a tensor's placement, memory_offset_high << 32 | low.
 uint64_t PlacementOffset(const fb::AllocationDetails& allocation);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -7,7 +7,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 /// splitmix64: fully specified, so a seed means the same program on every
@@ -473,4 +473,4 @@ Result<RandomProgram> GenerateRandomProgram(uint64_t seed) {
   return program;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -29,7 +29,7 @@
 #include "rewriter/result.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// A name given to an unnamed buffer by position (`--name M:V=NAME`).
 struct BufferNaming {
@@ -50,4 +50,4 @@ struct RandomProgram {
 /// The program of `seed`. Fails only if the generator itself is wrong.
 Result<RandomProgram> GenerateRandomProgram(uint64_t seed);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 /// Appends blobs to a PackedBlobs once per distinct content.
@@ -57,4 +57,4 @@ SegmentData CollectSegmentData(const ProgramSpec& spec, uint64_t constant_alignm
   return data;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -10,7 +10,7 @@
 
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// Blobs packed into one segment: blob i starts at offsets[i].
 struct PackedBlobs {
@@ -35,4 +35,4 @@ struct SegmentData {
 /// Collects constants and initial states in method, then value order.
 SegmentData CollectSegmentData(const ProgramSpec& spec, uint64_t constant_alignment);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

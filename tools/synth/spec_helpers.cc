@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 ValueIndex AddActivation(MethodSpec& method, std::vector<int32_t> sizes, MemoryId memory_id) {
   Tensor tensor;
@@ -72,4 +72,4 @@ Tensor PlacedFloats(int32_t floats, MemoryId memory_id, ByteOffset offset,
   return t;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

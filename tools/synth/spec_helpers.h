@@ -9,7 +9,7 @@
 
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// A float32 tensor the planner places in arena `memory_id`.
 ValueIndex AddActivation(MethodSpec& method, std::vector<int32_t> sizes, MemoryId memory_id = 1);
@@ -42,4 +42,4 @@ void CallOut(MethodSpec& method, const OperatorName& op, std::vector<ValueIndex>
 /// little-endian bytes. Same arguments, same bytes, on every machine.
 std::vector<uint8_t> RandomFloatBytes(uint64_t seed, uint64_t stream, size_t count, float scale);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

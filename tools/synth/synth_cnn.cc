@@ -6,7 +6,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 constexpr int32_t kImageChannels = 3;
@@ -111,4 +111,4 @@ Result<ProgramSpec> SynthesizeCnn(const CnnConfig& config) {
   return spec;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -16,7 +16,7 @@
 #include "rewriter/result.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 struct CnnConfig {
   int32_t layers = 4;
@@ -30,4 +30,4 @@ struct CnnConfig {
 /// The program spec, or an error naming the bad setting and its value.
 Result<ProgramSpec> SynthesizeCnn(const CnnConfig& config);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -8,7 +8,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 constexpr uint64_t kLegacyBufferAlignment = 16;
@@ -256,4 +256,4 @@ Result<ProgramSpec> SynthesizeLlm(const LlmConfig& config) {
   return spec;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

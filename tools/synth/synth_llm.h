@@ -29,7 +29,7 @@
 #include "rewriter/result.h"
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 struct LlmConfig {
   int32_t layers = 2;
@@ -58,4 +58,4 @@ Result<ProgramSpec> SynthesizeLlm(const LlmConfig& config);
 std::string KCacheName(int32_t layer);
 std::string VCacheName(int32_t layer);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

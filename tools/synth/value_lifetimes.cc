@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 namespace {
 
 bool IsMutableBuffer(const Value& value) {
@@ -105,4 +105,4 @@ std::vector<Lifetime> ComputeValueLifetimes(const MethodSpec& method) {
   return lifetimes;
 }
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

@@ -9,7 +9,7 @@
 
 #include "tools/synth/program_spec.h"
 
-namespace pteshare::builder {
+namespace pteshare::synth {
 
 /// Inclusive range of instruction indices during which a value is live.
 struct Lifetime {
@@ -41,4 +41,4 @@ std::vector<Lifetime> ComputeValueLifetimes(const MethodSpec& method);
 /// The [first, last] interval covering the whole method.
 Lifetime WholeMethod(const MethodSpec& method);
 
-}  // namespace pteshare::builder
+}  // namespace pteshare::synth

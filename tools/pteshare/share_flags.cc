@@ -1,10 +1,10 @@
-#include "tools/pteshare/share_options.h"
+#include "tools/pteshare/share_flags.h"
 
 #include <charconv>
 
 namespace pteshare::cli {
 
-void ShareOptions::AddTo(CLI::App* command) {
+void ShareFlags::AddTo(CLI::App* command) {
   command
       ->add_option("--share", share,
                    "Shared buffer(s) by fully qualified name, e.g. "
@@ -15,15 +15,15 @@ void ShareOptions::AddTo(CLI::App* command) {
   command->add_flag("--share-auto", share_auto,
                     "Share every named mutable buffer that appears in two or more methods");
   command
-      ->add_option("--name", name_assignments,
+      ->add_option("--name", namings,
                    "Name an unnamed buffer by position, then share it with --share NAME "
                    "(repeatable)")
       ->type_name("METHOD:VALUE_INDEX=NAME");
 }
 
-Result<std::vector<NameAssignment>> ShareOptions::ParsedNames() const {
-  std::vector<NameAssignment> parsed;
-  for (const std::string& text : name_assignments) {
+Result<std::vector<ValueNaming>> ShareFlags::ParsedNamings() const {
+  std::vector<ValueNaming> parsed;
+  for (const std::string& text : namings) {
     // METHOD may itself contain ':' in principle; split at the last ':'
     // before the '='.
     size_t eq = text.find('=');
@@ -32,7 +32,7 @@ Result<std::vector<NameAssignment>> ShareOptions::ParsedNames() const {
         eq + 1 == text.size()) {
       return Error{"--name '" + text + "': expected METHOD:VALUE_INDEX=NAME"};
     }
-    NameAssignment a;
+    ValueNaming a;
     a.method = text.substr(0, colon);
     a.name = text.substr(eq + 1);
     const char* first = text.data() + colon + 1;
@@ -47,8 +47,8 @@ Result<std::vector<NameAssignment>> ShareOptions::ParsedNames() const {
   return parsed;
 }
 
-Result<ShareRequest> ShareOptions::ToRequest() const {
-  Result<std::vector<NameAssignment>> names = ParsedNames();
+Result<ShareRequest> ShareFlags::ToRequest() const {
+  Result<std::vector<ValueNaming>> names = ParsedNamings();
   if (!names.ok()) return names.error();
   ShareRequest request;
   request.names = share;

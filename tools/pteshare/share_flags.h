@@ -1,4 +1,4 @@
-// ShareOptions: the three options every command that takes shared buffers
+// ShareFlags: the three options every command that takes shared buffers
 // accepts (plan, rewrite, verify, plot), parsed the same way everywhere.
 #pragma once
 
@@ -13,19 +13,19 @@
 namespace pteshare::cli {
 
 /// `--name METHOD:VALUE_INDEX=NAME`, parsed (the rewriter's ValueNaming).
-using NameAssignment = ValueNaming;
+using ValueNaming = ValueNaming;
 
-struct ShareOptions {
-  std::vector<std::string> share;             // --share NAME... (repeatable)
-  bool share_auto = false;                    // --share-auto
-  std::vector<std::string> name_assignments;  // --name, raw text
+struct ShareFlags {
+  std::vector<std::string> share;    // --share NAME... (repeatable)
+  bool share_auto = false;           // --share-auto
+  std::vector<std::string> namings;  // --name, raw text
 
   /// Adds --share, --share-auto and --name to `command`.
   void AddTo(CLI::App* command);
   /// True when neither --share nor --share-auto was given.
   bool empty() const { return share.empty() && !share_auto; }
   /// Parses every --name; an error names the bad argument.
-  Result<std::vector<NameAssignment>> ParsedNames() const;
+  Result<std::vector<ValueNaming>> ParsedNamings() const;
   /// The request the rewriter takes (parses --name).
   Result<ShareRequest> ToRequest() const;
 };
