@@ -49,7 +49,10 @@
 
 namespace pteshare {
 
-/// An inclusive range of instruction indices, [first, last].
+/// An inclusive range of instruction indices, [first, last]: the first and
+/// the last instruction that touch the tensor, as the instruction stream
+/// names them. The block planner's Lifespan (blockplan/problem.h) is
+/// half-open; replan.cc converts once, as [first, last + 1).
 struct LiveRange {
   int64_t first = 0;
   int64_t last = 0;
