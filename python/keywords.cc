@@ -1,6 +1,6 @@
 #include "python/keywords.h"
 
-#include <charconv>
+#include <optional>
 
 #include "python/errors.h"
 
@@ -21,17 +21,9 @@ T Cast(const py::handle& value, const char* what) {
   }
 }
 
-// "prefill:22" -> {prefill, 22}: split at the last ':' as --name does.
+// "prefill:22" -> {prefill, 22}, read as --name reads it.
 ValueNaming NamingFromText(const std::string& file, const std::string& key) {
-  const size_t colon = key.rfind(':');
-  ValueNaming naming;
-  if (colon != std::string::npos && colon > 0) {
-    naming.method = key.substr(0, colon);
-    const char* first = key.data() + colon + 1;
-    const char* last = key.data() + key.size();
-    auto [end, ec] = std::from_chars(first, last, naming.value_index);
-    if (ec == std::errc() && end == last && first != last) return naming;
-  }
+  if (std::optional<ValueNaming> naming = ParseValuePosition(key)) return *naming;
   Raise(file, Error{"names key '" + key +
                     "': expected 'METHOD:VALUE_INDEX' or (METHOD, VALUE_INDEX), e.g. "
                     "'prefill:22'"});

@@ -1,6 +1,7 @@
 #include "rewriter/shared_buffers.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -399,6 +400,18 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
   Status overlaps = CheckOverlaps(view, set);
   if (!overlaps.ok()) return overlaps.error();
   return set;
+}
+
+std::optional<ValueNaming> ParseValuePosition(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  ValueNaming naming;
+  naming.method = std::string(text.substr(0, colon));
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  auto [end, ec] = std::from_chars(first, last, naming.value_index);
+  if (ec != std::errc() || end != last || first == last) return std::nullopt;
+  return naming;
 }
 
 }  // namespace pteshare

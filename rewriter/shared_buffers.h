@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rewriter/program_view.h"
@@ -36,6 +37,12 @@ struct ValueNaming {
   uint32_t value_index = 0;
   std::string name;
 };
+
+/// "prefill:22" -> method "prefill", value 22, no name yet; split at the
+/// last ':' (a method name may hold one). nullopt without a method, a ':'
+/// or a whole number after it. The CLI's --name and the Python module's
+/// names= keys both read positions this way.
+std::optional<ValueNaming> ParseValuePosition(std::string_view text);
 
 struct ShareRequest {
   std::vector<std::string> names;    // --share

@@ -1,6 +1,7 @@
 #include "tools/pteshare/share_flags.h"
 
-#include <charconv>
+#include <optional>
+#include <string_view>
 
 namespace pteshare::cli {
 
@@ -32,17 +33,13 @@ Result<std::vector<ValueNaming>> ShareFlags::ParsedNamings() const {
         eq + 1 == text.size()) {
       return Error{"--name '" + text + "': expected METHOD:VALUE_INDEX=NAME"};
     }
-    ValueNaming a;
-    a.method = text.substr(0, colon);
-    a.name = text.substr(eq + 1);
-    const char* first = text.data() + colon + 1;
-    const char* last = text.data() + eq;
-    auto [ptr, ec] = std::from_chars(first, last, a.value_index);
-    if (ec != std::errc() || ptr != last || first == last) {
-      return Error{"--name '" + text + "': VALUE_INDEX '" + std::string(first, last) +
+    std::optional<ValueNaming> naming = ParseValuePosition(std::string_view(text).substr(0, eq));
+    if (!naming) {
+      return Error{"--name '" + text + "': VALUE_INDEX '" + text.substr(colon + 1, eq - colon - 1) +
                    "' is not a non-negative integer"};
     }
-    parsed.push_back(std::move(a));
+    naming->name = text.substr(eq + 1);
+    parsed.push_back(std::move(*naming));
   }
   return parsed;
 }

@@ -1,5 +1,6 @@
 #include "tools/pteshare/svg_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -40,13 +41,13 @@ std::string EscapeXml(std::string_view text) {
 std::string SvgNumber(double value) {
   if (!std::isfinite(value)) return "0";
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.2f", value);
-  std::string out = buf;
-  // "12.50" -> "12.5", "3.00" -> "3".
-  while (!out.empty() && out.back() == '0') out.pop_back();
-  if (!out.empty() && out.back() == '.') out.pop_back();
-  if (out == "-0") out = "0";
-  return out;
+  const int written = std::snprintf(buf, sizeof buf, "%.2f", value);
+  size_t length = written > 0 ? std::min(static_cast<size_t>(written), sizeof buf - 1) : 0;
+  // "12.50" -> "12.5", "3.00" -> "3" (%.2f always writes the point).
+  while (length > 0 && buf[length - 1] == '0') --length;
+  if (length > 0 && buf[length - 1] == '.') --length;
+  const std::string_view text(buf, length);
+  return text == "-0" ? std::string("0") : std::string(text);
 }
 
 void SvgWriter::StartTag(std::string_view tag, Attributes attributes) {
