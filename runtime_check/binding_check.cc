@@ -95,6 +95,27 @@ void CheckBindingsCoverArenas(const std::vector<MethodLayout>& methods,
   }
 }
 
+namespace {
+
+// A finding about `tensor` of method `method`, judged against shared
+// buffer `group_name` where `reference_method` places it (its reference
+// tensor).
+Finding AgainstReference(FindingKind kind, const std::string& method, const PlannedTensor& tensor,
+                         const std::string& group_name, const MethodLayout& reference_method,
+                         const PlannedTensor& reference_tensor) {
+  Finding finding = NewFinding(kind);
+  finding.method = method;
+  finding.value_index = tensor.value_index;
+  finding.name = group_name;
+  finding.placement = tensor.placement;
+  finding.reference_method = reference_method.name;
+  finding.reference_value_index = reference_tensor.value_index;
+  finding.reference = reference_tensor.placement;
+  return finding;
+}
+
+}  // namespace
+
 void CheckSharedAddresses(const std::vector<MethodLayout>& methods,
                           const std::vector<SharedGroup>& groups,
                           const std::vector<MethodBinding>& bindings,
@@ -127,14 +148,8 @@ void CheckSharedAddresses(const std::vector<MethodLayout>& methods,
           address == reference_address) {
         continue;
       }
-      Finding finding = NewFinding(FindingKind::kAddressMismatch);
-      finding.method = methods[o.method].name;
-      finding.value_index = tensor.value_index;
-      finding.name = group.name;
-      finding.placement = tensor.placement;
-      finding.reference_method = reference_method.name;
-      finding.reference_value_index = reference_tensor.value_index;
-      finding.reference = want;
+      Finding finding = AgainstReference(FindingKind::kAddressMismatch, methods[o.method].name,
+                                         tensor, group.name, reference_method, reference_tensor);
       finding.expected = reference_address;
       finding.actual = address;
       finding.message =
@@ -169,14 +184,8 @@ void CheckSharedAddresses(const std::vector<MethodLayout>& methods,
         // Bytes of another arena's buffer can alias the shared buffer only
         // by accident: lying inside it is no evidence (alias_evidence.h).
         if (!overlaps) continue;
-        Finding finding = NewFinding(FindingKind::kOverlap);
-        finding.method = methods[m].name;
-        finding.value_index = tensor.value_index;
-        finding.name = group.name;
-        finding.placement = tensor.placement;
-        finding.reference_method = reference_method.name;
-        finding.reference_value_index = reference_tensor.value_index;
-        finding.reference = want;
+        Finding finding = AgainstReference(FindingKind::kOverlap, methods[m].name, tensor,
+                                           group.name, reference_method, reference_tensor);
         finding.message = TensorLabel(methods[m].name, tensor.value_index, tensor.name) +
                           ": bytes [" + Hex(address) + ", " + Hex(end) +
                           ") overlap shared buffer " + group.name + " at [" +
