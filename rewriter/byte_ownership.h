@@ -69,6 +69,8 @@ class ByteOwnership {
   std::vector<Part> parts_;
   std::vector<Piece> pieces_;  // sorted, disjoint, every covered byte
 
+  // Cuts pieces_ from parts_ (Map's last step).
+  void Sweep();
   // The pieces that overlap [offset, offset + length).
   std::span<const Piece> Overlapping(uint64_t offset, uint64_t length) const;
   friend class OwnershipWalker;
