@@ -10,6 +10,7 @@
 #include "rewriter/lifetimes.h"
 #include "rewriter/live_overlaps.h"
 #include "rewriter/overlaps_kept.h"
+#include "rewriter/state_arena_checks.h"
 
 namespace pteshare {
 
@@ -52,16 +53,15 @@ class Checker {
   std::vector<PlanViolation> Run() {
     if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
     CheckFronts();
-    CheckStateArenas();
+    Append(CheckStateArenaLayout(view_, plan_, most_arenas_));
     for (const MethodPlan& m : plan_.methods) {
       LearnMethod(m);
       CheckSharedPlacements(m);
-      CheckAliasesFollow(m);
+      Append(CheckAliasesFollow(view_.methods[m.method_index], m, shared_, slot_of_buffer_,
+                                region_of_buffer_));
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
-      if (plan_.strategy == Strategy::kRelocate) {
-        for (PlanViolation& v : CheckOverlapsKept(m, plan_)) violations_.push_back(std::move(v));
-      }
+      if (plan_.strategy == Strategy::kRelocate) Append(CheckOverlapsKept(m, plan_));
       CheckLiveOverlaps(m);
       CheckGrowth(m);
     }
@@ -71,6 +71,9 @@ class Checker {
  private:
   void Fail(Invariant invariant, std::string message) {
     violations_.push_back({invariant, std::move(message)});
+  }
+  void Append(std::vector<PlanViolation> found) {
+    for (PlanViolation& v : found) violations_.push_back(std::move(v));
   }
 
   // The arena count a method must have after the plan: its own, or with
@@ -90,113 +93,6 @@ class Checker {
 
   // Some shared buffer leaves arena `memory_id` for a state arena.
   bool IsLeftBy(uint32_t memory_id) const { return left_arenas_.count(memory_id) != 0; }
-
-  // I5 for the layout: front regions only with Layout::kFront, each in the
-  // arena its buffers come from; with Layout::kArena one state arena per
-  // device, each new one numbered from one past the most arenas any method
-  // had, or an arena that already holds nothing but its buffers; its device
-  // the device of every arena its buffers leave, in every method.
-  void CheckStateArenas() {
-    uint32_t next_new = static_cast<uint32_t>(most_arenas_) + 1;
-    std::set<std::pair<int, int>> devices;
-    for (const FrontRegion& f : plan_.fronts) {
-      const std::string arena = "arena " + std::to_string(f.memory_id);
-      if (f.state_arena != (plan_.layout == Layout::kArena)) {
-        Fail(Invariant::kSameShape, arena + ": a " +
-                                        (f.state_arena ? "state arena" : "front region") +
-                                        " in a plan of layout " + LayoutName(plan_.layout));
-        continue;
-      }
-      if (!f.state_arena) {
-        for (const FrontSlot& s : f.slots) {
-          if (s.source_memory_id != f.memory_id) {
-            Fail(Invariant::kSharedPlacement, arena + ": slot of '" + s.name +
-                                                  "' takes a buffer of arena " +
-                                                  std::to_string(s.source_memory_id));
-          }
-        }
-        continue;
-      }
-      if (!devices.insert({static_cast<int>(f.device), f.device_index}).second) {
-        Fail(Invariant::kSameShape, arena + ": a second state arena on the same device");
-      }
-      if (f.memory_id > most_arenas_) {
-        if (f.memory_id != next_new) {
-          Fail(Invariant::kSameShape,
-               arena + ": a new state arena must be arena " + std::to_string(next_new));
-        }
-        next_new = f.memory_id + 1;
-      } else {
-        for (const FrontSlot& s : f.slots) {
-          if (s.source_memory_id != f.memory_id) {
-            Fail(Invariant::kSameShape,
-                 arena + ": an arena of the input taken as state arena for '" + s.name +
-                     "' of arena " + std::to_string(s.source_memory_id));
-          }
-        }
-      }
-      for (const MethodView& in : view_.methods) {
-        for (const FrontSlot& s : f.slots) {
-          const Arena* source = in.arena(s.source_memory_id);
-          if (source != nullptr &&
-              (source->device != f.device || source->device_index != f.device_index)) {
-            Fail(Invariant::kSameShape, "method " + in.name + ": '" + s.name + "' leaves arena " +
-                                            std::to_string(s.source_memory_id) + " for " + arena +
-                                            " on another device");
-          }
-        }
-      }
-    }
-  }
-
-  // I1 for aliases with Layout::kArena: every tensor that lay inside a
-  // shared buffer (ChooseSharedBuffers let only its aliases be there) goes
-  // with it to the state arena, at the same offset relative to the buffer.
-  void CheckAliasesFollow(const MethodPlan& m) {
-    const MethodView& in = view_.methods[m.method_index];
-    // The non-empty moves by input (arena, offset): each buffer finds the
-    // moves that start inside it by a binary search, not a pass over all.
-    std::vector<size_t> by_start;
-    for (size_t k = 0; k < m.moves.size(); ++k) {
-      if (m.moves[k].before.nbytes > 0) by_start.push_back(k);
-    }
-    auto start = [&](size_t k) {
-      return std::make_pair(m.moves[k].before.memory_id, m.moves[k].before.offset);
-    };
-    std::sort(by_start.begin(), by_start.end(),
-              [&](size_t a, size_t b) { return start(a) < start(b); });
-    std::vector<std::pair<size_t, size_t>> inside;  // (buffer, move)
-    for (size_t i = 0; i < shared_.buffers.size(); ++i) {
-      const SharedBuffer& b = shared_.buffers[i];
-      const FrontRegion* region = region_of_buffer_[i];
-      const auto& value = b.value_in_method[m.method_index];
-      if (region == nullptr || !region->state_arena || !value) continue;
-      const Placement& buffer = in.tensor(*value)->placement;
-      auto it = std::partition_point(by_start.begin(), by_start.end(), [&](size_t k) {
-        return start(k) < std::make_pair(buffer.memory_id, buffer.offset);
-      });
-      for (; it != by_start.end() && start(*it) < std::make_pair(buffer.memory_id, buffer.end());
-           ++it) {
-        if (m.moves[*it].before.end() <= buffer.end()) inside.emplace_back(i, *it);
-      }
-    }
-    std::sort(inside.begin(), inside.end());  // buffer by buffer, each in move order
-    for (const auto& [i, k] : inside) {
-      const TensorMove& move = m.moves[k];
-      const Placement& p = move.before;
-      const Placement& buffer =
-          in.tensor(*shared_.buffers[i].value_in_method[m.method_index])->placement;
-      const Placement want{region_of_buffer_[i]->memory_id,
-                           slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
-      if (move.after != want) {
-        Fail(Invariant::kSharedPlacement,
-             ValueLabel(m.name, move.value_index) + " lies inside '" + shared_.buffers[i].name +
-                 "' but goes to arena " + std::to_string(move.after.memory_id) + " " +
-                 ByteRangeText(move.after.offset, move.after.nbytes) + ", not with it to arena " +
-                 std::to_string(want.memory_id) + " " + ByteRangeText(want.offset, want.nbytes));
-      }
-    }
-  }
 
   // I5: the plan covers exactly the program's planned tensors.
   bool CheckShape() {
