@@ -71,7 +71,7 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
     const fb::EValue* value = method.plan->values()->Get(n.value_index);
     const uint8_t* val_field = AsTable(value).GetAddressOf(fb::EValue::VT_VAL);
     if (t == nullptr || t->table == nullptr || move == nullptr || val_field == nullptr) {
-      return Error{ValueLabel(method, n.value_index) +
+      return Error{ValueLabel(method.name, n.value_index) +
                    ": cannot name it (not a planned tensor of the plan)"};
     }
     // Aligned to 8, the largest alignment a Tensor copy holds (a uint64).

@@ -82,7 +82,7 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
     for (const TensorValue& tensor : method.tensors) {
       const fb::AllocationDetails* table = tensor.table ? tensor.table->allocation_info() : nullptr;
       if (table == nullptr) continue;
-      const std::string label = ValueLabel(method, tensor.value_index);
+      const std::string label = ValueLabel(method.name, tensor.value_index);
       TableUses& entry = tables[OffsetIn(file, table)];
       entry.table = table;
       entry.current = CurrentValue(*table);
@@ -288,7 +288,7 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
     for (const TensorValue& t : method.tensors) {
       const Placement& w = wanted[t.value_index];
       if (t.placement.memory_id != w.memory_id || t.placement.offset != w.offset) {
-        return Error{"internal error: after patching, " + ValueLabel(method, t.value_index) +
+        return Error{"internal error: after patching, " + ValueLabel(method.name, t.value_index) +
                      " does not say its planned placement"};
       }
     }

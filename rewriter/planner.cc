@@ -316,7 +316,7 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
       // (DetectAlignment divides every offset unless one is below 16-byte
       // alignment, its floor.)
       if (t.placement.offset % input_alignment != 0) {
-        return Error{ValueLabel(method, t.value_index) + ": offset " +
+        return Error{ValueLabel(method.name, t.value_index) + ": offset " +
                      std::to_string(t.placement.offset) + " in arena " +
                      std::to_string(t.placement.memory_id) + " is not a multiple of " +
                      std::to_string(input_alignment) +
