@@ -183,8 +183,7 @@ class OwnershipWalker {
   int32_t LoadI32(uint64_t at) const { return static_cast<int32_t>(LoadU32(at)); }
 
   void Add(uint64_t at, uint64_t size, bool allocation, const char* what) {
-    if (size == 0) return;
-    map_.parts_.push_back({{at, at + size}, allocation, what});
+    if (size != 0) map_.Add(at, at + size, allocation, what);
   }
 
   std::span<const uint8_t> bytes_;
@@ -196,23 +195,46 @@ class OwnershipWalker {
   VisitedSet visited_;
 };
 
+void ByteOwnership::Add(uint64_t begin, uint64_t end, bool allocation, const char* what) {
+  if (!keep_all_) {
+    // The first range ending past `begin` is the only one that can meet it.
+    auto it = std::partition_point(around_.begin(), around_.end(),
+                                   [&](const ByteRange& r) { return r.end <= begin; });
+    if (it == around_.end() || it->begin >= end) return;
+  }
+  parts_.push_back({{begin, end}, allocation, what});
+}
+
 ByteOwnership ByteOwnership::Map(std::span<const uint8_t> program, const PteLayout& layout) {
+  return Walk(program, layout, ByteOwnership());
+}
+
+ByteOwnership ByteOwnership::MapAround(std::span<const uint8_t> program, const PteLayout& layout,
+                                       std::vector<ByteRange> ranges) {
   ByteOwnership map;
-  map.parts_.push_back({{0, PteConstants::kHeaderOffset}, false, "the root offset and identifier"});
+  map.around_ = std::move(ranges);
+  map.keep_all_ = false;
+  return Walk(program, layout, std::move(map));
+}
+
+ByteOwnership ByteOwnership::Walk(std::span<const uint8_t> program, const PteLayout& layout,
+                                  ByteOwnership map) {
+  map.Add(0, PteConstants::kHeaderOffset, false, "the root offset and identifier");
   if (layout.header.present) {
     // The two sizes a rewrite changes; the rest of the header is not ours.
     constexpr uint64_t h = PteConstants::kHeaderOffset;
-    map.parts_.push_back({{h, h + 8}, false, "the extended header"});
-    map.parts_.push_back({{h + 8, h + 16}, true, "program_size"});
-    map.parts_.push_back({{h + 16, h + 24}, true, "segment_base_offset"});
-    if (layout.header.length > 24) {
-      map.parts_.push_back({{h + 24, h + layout.header.length}, false, "the extended header"});
-    }
+    map.Add(h, h + 8, false, "the extended header");
+    map.Add(h + 8, h + 16, true, "program_size");
+    map.Add(h + 16, h + 24, true, "segment_base_offset");
+    if (layout.header.length > 24)
+      map.Add(h + 24, h + layout.header.length, false, "the extended header");
   }
   // About one part per 5 bytes in exporter files: reserved (untouched pages
   // cost nothing), so a million parts are not copied on every doubling;
   // at most 4 Mi parts (128 MiB) ahead of need.
-  map.parts_.reserve(std::min<size_t>(program.size() / 4 + 16, size_t{1} << 22));
+  if (map.keep_all_) {
+    map.parts_.reserve(std::min<size_t>(program.size() / 4 + 16, size_t{1} << 22));
+  }
   OwnershipWalker walker(program, map);
   walker.Table(wire::LoadU32(program.data()), fb::ProgramTypeTable());
   map.Sweep();
