@@ -44,6 +44,13 @@ class ByteOwnership {
   /// Maps `program`, the verified flatbuffer [0, program_size) that
   /// `layout` describes. Call only after ReadPteLayout accepted it.
   static ByteOwnership Map(std::span<const uint8_t> program, const PteLayout& layout);
+  /// As Map, keeping only the parts that share a byte with one of `ranges`
+  /// (sorted, disjoint): every query about bytes inside `ranges` answers as
+  /// Map's would, others see only those parts. The walk is the same, the
+  /// memory is that of the kept parts: the patcher asks about the bytes it
+  /// writes, a few percent of a large flatbuffer's parts.
+  static ByteOwnership MapAround(std::span<const uint8_t> program, const PteLayout& layout,
+                                 std::vector<ByteRange> ranges);
 
   /// Whether every byte of [offset, offset + length) is allocation only.
   bool AllocationOnly(uint64_t offset, uint64_t length) const;
@@ -68,7 +75,18 @@ class ByteOwnership {
   };
   std::vector<Part> parts_;
   std::vector<Piece> pieces_;  // sorted, disjoint, every covered byte
+  /// MapAround's ranges; Map keeps every part.
+  std::vector<ByteRange> around_;
+  bool keep_all_ = true;
 
+  // Map and MapAround: records the parts into `map` and cuts the pieces.
+  static ByteOwnership Walk(std::span<const uint8_t> program, const PteLayout& layout,
+                            ByteOwnership map);
+  // Records a part, if it is one to keep.
+  void Add(uint64_t begin, uint64_t end, bool allocation, const char* what);
+
+  // Cuts pieces_ from parts_ (Map's last step).
+  void Sweep();
   // The pieces that overlap [offset, offset + length).
   std::span<const Piece> Overlapping(uint64_t offset, uint64_t length) const;
   friend class OwnershipWalker;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 namespace pteshare {
 
@@ -47,6 +48,22 @@ std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint6
   std::vector<FrontRegion> fronts;
   for (auto& [id, front] : by_arena) fronts.push_back(std::move(front));
   return fronts;
+}
+
+std::vector<BufferSlot> FindBufferSlots(const SharedBufferSet& shared,
+                                        const std::vector<FrontRegion>& fronts) {
+  std::map<std::pair<uint32_t, std::string_view>, BufferSlot> by_key;
+  for (const FrontRegion& f : fronts) {
+    for (const FrontSlot& s : f.slots)
+      by_key.try_emplace({s.source_memory_id, s.name}, BufferSlot{&s, &f});
+  }
+  std::vector<BufferSlot> slots;
+  slots.reserve(shared.buffers.size());
+  for (const SharedBuffer& b : shared.buffers) {
+    auto it = by_key.find({b.memory_id, b.name});
+    slots.push_back(it != by_key.end() ? it->second : BufferSlot{});
+  }
+  return slots;
 }
 
 }  // namespace pteshare

@@ -42,4 +42,16 @@ void AppendSlot(const SharedBuffer& buffer, uint64_t alignment, FrontRegion* reg
 /// order; slots in sorted-name order (the order of `shared`).
 std::vector<FrontRegion> LayOutFrontRegions(const SharedBufferSet& shared, uint64_t alignment);
 
+/// A shared buffer's slot and the region (front or state arena) holding it.
+struct BufferSlot {
+  const FrontSlot* slot = nullptr;  // nullptr: no region has a slot for it
+  const FrontRegion* region = nullptr;
+};
+
+/// Per buffer of `shared` (same index), its slot: the first in region and
+/// slot order with the buffer's name and arena (FrontSlot::source_memory_id).
+/// Found once by a map, so the strategies never compare names per tensor.
+std::vector<BufferSlot> FindBufferSlots(const SharedBufferSet& shared,
+                                        const std::vector<FrontRegion>& fronts);
+
 }  // namespace pteshare

@@ -1,11 +1,11 @@
 #include "rewriter/layout_costs.h"
 
-#include "rewriter/plan_verifier.h"
-
 namespace pteshare {
 namespace {
 
-LayoutCost CostOf(const ProgramView& view, const PlanResult& input) {
+// `violations`: what VerifyPlan found in the plan (a plan missing a limit
+// is not verified).
+LayoutCost CostOf(const PlanResult& input, const std::vector<PlanViolation>& violations) {
   LayoutCost cost;
   cost.layout = input.plan.layout;
   for (const FrontRegion& f : input.plan.fronts) {
@@ -15,7 +15,6 @@ LayoutCost CostOf(const ProgramView& view, const PlanResult& input) {
     cost.refused = "no plan fits --arena-limit: " + input.plan.limit_misses.front();
     return cost;
   }
-  const std::vector<PlanViolation> violations = VerifyPlan(view, input.shared, input.plan);
   if (!violations.empty()) {
     cost.refused = "plan violates " + InvariantName(violations.front().invariant) + ": " +
                    violations.front().message;
@@ -28,11 +27,12 @@ LayoutCost CostOf(const ProgramView& view, const PlanResult& input) {
 }  // namespace
 
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
-                                       const PlanOptions& options, const PlanResult& chosen) {
+                                       const PlanOptions& options, const PlanResult& chosen,
+                                       const std::vector<PlanViolation>& chosen_violations) {
   std::vector<LayoutCost> costs;
   for (Layout layout : {Layout::kFront, Layout::kArena}) {
     if (layout == chosen.plan.layout) {
-      costs.push_back(CostOf(view, chosen));
+      costs.push_back(CostOf(chosen, chosen_violations));
       continue;
     }
     PlanOptions other = options;
@@ -46,7 +46,10 @@ std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareReque
       costs.push_back(std::move(cost));
       continue;
     }
-    costs.push_back(CostOf(view, *input));
+    const std::vector<PlanViolation> violations = input->plan.limit_misses.empty()
+                                                      ? VerifyPlan(view, input->shared, input->plan)
+                                                      : std::vector<PlanViolation>{};
+    costs.push_back(CostOf(*input, violations));
   }
   return costs;
 }

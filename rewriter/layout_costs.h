@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rewriter/memory_cost.h"
+#include "rewriter/plan_verifier.h"
 #include "rewriter/planner.h"
 
 namespace pteshare {
@@ -26,8 +27,10 @@ struct LayoutCost {
 };
 
 /// Both layouts, front first. `chosen` is the plan already made with
-/// `options` (its layout is not planned again).
+/// `options` and `chosen_violations` what VerifyPlan found in it (its
+/// layout is neither planned nor verified again).
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
-                                       const PlanOptions& options, const PlanResult& chosen);
+                                       const PlanOptions& options, const PlanResult& chosen,
+                                       const std::vector<PlanViolation>& chosen_violations);
 
 }  // namespace pteshare

@@ -365,7 +365,12 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   // other object (byte_ownership.h): refused here, nothing is written. The
   // one exception is --write-names repointing an EValue to its named copy
   // (name_patch.h), which the ownership map must show to be an EValue's val.
-  const ByteOwnership ownership = ByteOwnership::Map(file.first(layout.program_size), layout);
+  // Only the parts around the bytes written are kept: the same answers for
+  // those bytes at a fraction of the memory of a whole map.
+  std::vector<ByteRange> written;
+  for (const ByteOverwrite& w : patch.overwrites) written.push_back({w.offset, w.end()});
+  const ByteOwnership ownership =
+      ByteOwnership::MapAround(file.first(layout.program_size), layout, std::move(written));
   for (const ByteOverwrite& w : patch.overwrites) {
     if (name_references.count(w.offset) != 0) continue;
     if (!ownership.AllocationOnly(w.offset, w.bytes.size())) {

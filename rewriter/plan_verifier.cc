@@ -9,6 +9,8 @@
 #include "rewriter/instruction_effects.h"
 #include "rewriter/lifetimes.h"
 #include "rewriter/live_overlaps.h"
+#include "rewriter/overlaps_kept.h"
+#include "rewriter/state_arena_checks.h"
 
 namespace pteshare {
 
@@ -16,23 +18,6 @@ std::string InvariantName(Invariant invariant) {
   return "I" + std::to_string(static_cast<int>(invariant));
 }
 namespace {
-
-std::string Range(uint64_t offset, uint64_t nbytes) {
-  return "[" + std::to_string(offset) + ", " + std::to_string(offset + nbytes) + ")";
-}
-
-bool Overlap(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
-  return a < b + b_len && b < a + a_len;
-}
-
-// Placements in (arena, offset, size) order, for sets of them.
-struct PlacementOrder {
-  bool operator()(const std::pair<Placement, uint64_t>& a,
-                  const std::pair<Placement, uint64_t>& b) const {
-    return std::tie(a.first.memory_id, a.first.offset, a.first.nbytes, a.second) <
-           std::tie(b.first.memory_id, b.first.offset, b.first.nbytes, b.second);
-  }
-};
 
 class Checker {
  public:
@@ -52,19 +37,31 @@ class Checker {
     }
     for (const MethodView& m : view_.methods)
       most_arenas_ = std::max(most_arenas_, m.arenas.size());
+    // What CheckShape asks of every move, as sets: which arena takes buffers
+    // from which (in the first region of each memory_id, as plan_.front
+    // finds it), and which arenas buffers leave.
+    for (const FrontRegion& f : plan_.fronts) {
+      for (const FrontSlot& s : f.slots) {
+        if (f.state_arena && plan_.front(f.memory_id) == &f) {
+          state_arena_sources_.insert({f.memory_id, s.source_memory_id});
+        }
+        if (s.source_memory_id != f.memory_id) left_arenas_.insert(s.source_memory_id);
+      }
+    }
   }
 
   std::vector<PlanViolation> Run() {
     if (!CheckShape()) return violations_;  // I5 broken: nothing else is comparable
     CheckFronts();
-    CheckStateArenas();
+    Append(CheckStateArenaLayout(view_, plan_, most_arenas_));
     for (const MethodPlan& m : plan_.methods) {
       LearnMethod(m);
       CheckSharedPlacements(m);
-      CheckAliasesFollow(m);
+      Append(CheckAliasesFollow(view_.methods[m.method_index], m, shared_, slot_of_buffer_,
+                                region_of_buffer_));
       CheckFrontRegionsFree(m);
       CheckFitAndAlignment(m);
-      if (plan_.strategy == Strategy::kRelocate) CheckOverlapsPreserved(m);
+      if (plan_.strategy == Strategy::kRelocate) Append(CheckOverlapsKept(m, plan_));
       CheckLiveOverlaps(m);
       CheckGrowth(m);
     }
@@ -74,6 +71,9 @@ class Checker {
  private:
   void Fail(Invariant invariant, std::string message) {
     violations_.push_back({invariant, std::move(message)});
+  }
+  void Append(std::vector<PlanViolation> found) {
+    for (PlanViolation& v : found) violations_.push_back(std::move(v));
   }
 
   // The arena count a method must have after the plan: its own, or with
@@ -88,110 +88,11 @@ class Checker {
 
   // `to` is a state arena that takes a shared buffer from arena `from`.
   bool IsStateArenaOf(uint32_t to, uint32_t from) const {
-    const FrontRegion* f = plan_.front(to);
-    return f != nullptr && f->state_arena &&
-           std::any_of(f->slots.begin(), f->slots.end(),
-                       [&](const FrontSlot& s) { return s.source_memory_id == from; });
+    return state_arena_sources_.count({to, from}) != 0;
   }
 
   // Some shared buffer leaves arena `memory_id` for a state arena.
-  bool IsLeftBy(uint32_t memory_id) const {
-    for (const FrontRegion& f : plan_.fronts) {
-      if (f.memory_id == memory_id) continue;
-      for (const FrontSlot& s : f.slots) {
-        if (s.source_memory_id == memory_id) return true;
-      }
-    }
-    return false;
-  }
-
-  // I5 for the layout: front regions only with Layout::kFront, each in the
-  // arena its buffers come from; with Layout::kArena one state arena per
-  // device, each new one numbered from one past the most arenas any method
-  // had, or an arena that already holds nothing but its buffers; its device
-  // the device of every arena its buffers leave, in every method.
-  void CheckStateArenas() {
-    uint32_t next_new = static_cast<uint32_t>(most_arenas_) + 1;
-    std::set<std::pair<int, int>> devices;
-    for (const FrontRegion& f : plan_.fronts) {
-      const std::string arena = "arena " + std::to_string(f.memory_id);
-      if (f.state_arena != (plan_.layout == Layout::kArena)) {
-        Fail(Invariant::kSameShape, arena + ": a " +
-                                        (f.state_arena ? "state arena" : "front region") +
-                                        " in a plan of layout " + LayoutName(plan_.layout));
-        continue;
-      }
-      if (!f.state_arena) {
-        for (const FrontSlot& s : f.slots) {
-          if (s.source_memory_id != f.memory_id) {
-            Fail(Invariant::kSharedPlacement, arena + ": slot of '" + s.name +
-                                                  "' takes a buffer of arena " +
-                                                  std::to_string(s.source_memory_id));
-          }
-        }
-        continue;
-      }
-      if (!devices.insert({static_cast<int>(f.device), f.device_index}).second) {
-        Fail(Invariant::kSameShape, arena + ": a second state arena on the same device");
-      }
-      if (f.memory_id > most_arenas_) {
-        if (f.memory_id != next_new) {
-          Fail(Invariant::kSameShape,
-               arena + ": a new state arena must be arena " + std::to_string(next_new));
-        }
-        next_new = f.memory_id + 1;
-      } else {
-        for (const FrontSlot& s : f.slots) {
-          if (s.source_memory_id != f.memory_id) {
-            Fail(Invariant::kSameShape,
-                 arena + ": an arena of the input taken as state arena for '" + s.name +
-                     "' of arena " + std::to_string(s.source_memory_id));
-          }
-        }
-      }
-      for (const MethodView& in : view_.methods) {
-        for (const FrontSlot& s : f.slots) {
-          const Arena* source = in.arena(s.source_memory_id);
-          if (source != nullptr &&
-              (source->device != f.device || source->device_index != f.device_index)) {
-            Fail(Invariant::kSameShape, "method " + in.name + ": '" + s.name + "' leaves arena " +
-                                            std::to_string(s.source_memory_id) + " for " + arena +
-                                            " on another device");
-          }
-        }
-      }
-    }
-  }
-
-  // I1 for aliases with Layout::kArena: every tensor that lay inside a
-  // shared buffer (ChooseSharedBuffers let only its aliases be there) goes
-  // with it to the state arena, at the same offset relative to the buffer.
-  void CheckAliasesFollow(const MethodPlan& m) {
-    const MethodView& in = view_.methods[m.method_index];
-    for (size_t i = 0; i < shared_.buffers.size(); ++i) {
-      const SharedBuffer& b = shared_.buffers[i];
-      const FrontRegion* region = region_of_buffer_[i];
-      const auto& value = b.value_in_method[m.method_index];
-      if (region == nullptr || !region->state_arena || !value) continue;
-      const Placement& buffer = in.tensor(*value)->placement;
-      for (const TensorMove& move : m.moves) {
-        const Placement& p = move.before;
-        if (p.memory_id != buffer.memory_id || p.nbytes == 0 || p.offset < buffer.offset ||
-            p.end() > buffer.end()) {
-          continue;
-        }
-        const Placement want{region->memory_id,
-                             slot_of_buffer_[i]->offset + (p.offset - buffer.offset), p.nbytes};
-        if (move.after != want) {
-          Fail(Invariant::kSharedPlacement,
-               ValueLabel(m.name, move.value_index) + " lies inside '" + b.name +
-                   "' but goes to arena " + std::to_string(move.after.memory_id) + " " +
-                   Range(move.after.offset, move.after.nbytes) + ", not with it to arena " +
-                   std::to_string(want.memory_id) + " " + Range(want.offset, want.nbytes));
-        }
-      }
-    }
-  }
+  bool IsLeftBy(uint32_t memory_id) const { return left_arenas_.count(memory_id) != 0; }
 
   // I5: the plan covers exactly the program's planned tensors.
   bool CheckShape() {
@@ -268,7 +169,7 @@ class Checker {
         }
         if (s.offset < previous_end || s.offset + s.nbytes > f.size) {
           Fail(Invariant::kSharedPlacement, "arena " + std::to_string(f.memory_id) + ": slot of '" +
-                                                s.name + "' " + Range(s.offset, s.nbytes) +
+                                                s.name + "' " + ByteRangeText(s.offset, s.nbytes) +
                                                 " overlaps another or leaves the front [0, " +
                                                 std::to_string(f.size) + ")");
         }
@@ -313,8 +214,8 @@ class Checker {
         Fail(Invariant::kSharedPlacement,
              ValueLabel(m.name, *value) + " ('" + b.name + "'): placed at arena " +
                  std::to_string(move->after.memory_id) + " " +
-                 Range(move->after.offset, move->after.nbytes) + ", its slot is arena " +
-                 std::to_string(arena) + " " + Range(slot->offset, b.nbytes));
+                 ByteRangeText(move->after.offset, move->after.nbytes) + ", its slot is arena " +
+                 std::to_string(arena) + " " + ByteRangeText(slot->offset, b.nbytes));
       }
     }
   }
@@ -353,7 +254,7 @@ class Checker {
           continue;
         }
         Fail(Invariant::kFrontRegionFree,
-             ValueLabel(m.name, move.value_index) + " " + Range(p.offset, p.nbytes) +
+             ValueLabel(m.name, move.value_index) + " " + ByteRangeText(p.offset, p.nbytes) +
                  " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
                  std::to_string(f.memory_id) +
                  (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
@@ -379,83 +280,6 @@ class Checker {
                                              std::to_string(plan_.alignment));
       }
     }
-  }
-
-  // Both after-placements inside one shared buffer's slot.
-  bool InsideOneSlot(const Placement& a, const Placement& b) const {
-    const FrontRegion* f = plan_.front(a.memory_id);
-    if (f == nullptr) return false;
-    for (const FrontSlot& s : f->slots) {
-      auto inside = [&](const Placement& p) {
-        return p.offset >= s.offset && p.end() <= s.offset + s.nbytes;
-      };
-      if (inside(a) && inside(b)) return true;
-    }
-    return false;
-  }
-
-  // Calls visit(i, j) for every pair of `moves` whose ranges (picked by
-  // `range`) overlap within one arena: sort by start, sweep an active set.
-  template <typename Range, typename Visit>
-  static void ForOverlappingPairs(const std::vector<const TensorMove*>& moves, Range range,
-                                  Visit visit) {
-    std::vector<const TensorMove*> order = moves;
-    std::sort(order.begin(), order.end(), [&](const TensorMove* a, const TensorMove* b) {
-      const Placement &pa = range(*a), &pb = range(*b);
-      return pa.memory_id != pb.memory_id ? pa.memory_id < pb.memory_id : pa.offset < pb.offset;
-    });
-    std::vector<const TensorMove*> active;
-    for (const TensorMove* move : order) {
-      const Placement& p = range(*move);
-      std::erase_if(active, [&](const TensorMove* a) {
-        return range(*a).memory_id != p.memory_id || range(*a).end() <= p.offset;
-      });
-      for (const TensorMove* a : active) visit(*a, *move);
-      active.push_back(move);
-    }
-  }
-
-  // I3 without lifetimes, which relocate promises: every input overlap
-  // keeps its relative offset and no new overlap appears, live or not.
-  void CheckOverlapsPreserved(const MethodPlan& m) {
-    // Moves alike before and after agree with each other and with any third
-    // alike: one of them stands for all (a hostile file may put tens of
-    // thousands on one placement, and pairs would grow as their square).
-    std::vector<const TensorMove*> sized;
-    std::set<std::pair<Placement, uint64_t>, PlacementOrder> seen;
-    for (const TensorMove& move : m.moves) {
-      if (move.before.nbytes > 0 && seen.insert({move.before, move.after.offset}).second) {
-        sized.push_back(&move);
-      }
-    }
-    auto before = [](const TensorMove& t) -> const Placement& { return t.before; };
-    auto after = [](const TensorMove& t) -> const Placement& { return t.after; };
-    ForOverlappingPairs(sized, before, [&](const TensorMove& a, const TensorMove& b) {
-      int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
-      int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
-      if (a.after.memory_id != b.after.memory_id) {
-        Fail(Invariant::kOverlapsKept,
-             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
-                 std::to_string(b.value_index) + " overlapped and now sit in arenas " +
-                 std::to_string(a.after.memory_id) + " and " + std::to_string(b.after.memory_id));
-      } else if (was != now) {
-        Fail(Invariant::kOverlapsKept,
-             "method " + m.name + ": values " + std::to_string(a.value_index) + " and " +
-                 std::to_string(b.value_index) + " overlapped at relative offset " +
-                 std::to_string(was) + " and now sit at " + std::to_string(now));
-      }
-    });
-    ForOverlappingPairs(sized, after, [&](const TensorMove& a, const TensorMove& b) {
-      bool overlapped = a.before.memory_id == b.before.memory_id &&
-                        Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
-      if (!overlapped && !InsideOneSlot(a.after, b.after)) {
-        Fail(Invariant::kOverlapsKept,
-             "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                 Range(a.after.offset, a.after.nbytes) + " and " + std::to_string(b.value_index) +
-                 " " + Range(b.after.offset, b.after.nbytes) + " now overlap in arena " +
-                 std::to_string(a.after.memory_id) + "; they did not in the input");
-      }
-    });
   }
 
   // Full I3, with the input's lifetimes: tensors live at the same time (over
@@ -496,7 +320,7 @@ class Checker {
         const TensorMove& b = *moves[j];
         const bool overlapped =
             a.before.memory_id == b.before.memory_id &&
-            Overlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
+            BytesOverlap(a.before.offset, a.before.nbytes, b.before.offset, b.before.nbytes);
         const int64_t was = static_cast<int64_t>(a.before.offset - b.before.offset);
         const int64_t now = static_cast<int64_t>(a.after.offset - b.after.offset);
         if (overlapped && was == now) continue;
@@ -504,11 +328,12 @@ class Checker {
         const LiveRange& lb = lifetimes.group_live(b.value_index);
         Fail(Invariant::kOverlapsKept,
              "method " + m.name + ": values " + std::to_string(a.value_index) + " " +
-                 Range(a.after.offset, a.after.nbytes) + " live [" + std::to_string(la.first) +
-                 ", " + std::to_string(la.last) + "] and " + std::to_string(b.value_index) + " " +
-                 Range(b.after.offset, b.after.nbytes) + " live [" + std::to_string(lb.first) +
-                 ", " + std::to_string(lb.last) + "] share bytes of arena " +
-                 std::to_string(memory_id) + " while both live" +
+                 ByteRangeText(a.after.offset, a.after.nbytes) + " live [" +
+                 std::to_string(la.first) + ", " + std::to_string(la.last) + "] and " +
+                 std::to_string(b.value_index) + " " +
+                 ByteRangeText(b.after.offset, b.after.nbytes) + " live [" +
+                 std::to_string(lb.first) + ", " + std::to_string(lb.last) +
+                 "] share bytes of arena " + std::to_string(memory_id) + " while both live" +
                  (overlapped ? "; in the input they overlapped at relative offset " +
                                    std::to_string(was) + ", now " + std::to_string(now)
                              : "; in the input they did not overlap"));
@@ -579,6 +404,8 @@ class Checker {
   std::vector<const FrontSlot*> slot_of_buffer_;
   std::vector<const FrontRegion*> region_of_buffer_;
   size_t most_arenas_ = 0;
+  std::set<std::pair<uint32_t, uint32_t>> state_arena_sources_;  // (state arena, source)
+  std::set<uint32_t> left_arenas_;
   // Of the method being checked (LearnMethod).
   std::set<const FrontSlot*> has_slot_;
   SharedAliases aliases_;

@@ -213,16 +213,20 @@ Status KeepsInputAlignment(const Plan& plan, uint64_t given, uint64_t input_alig
   return Status::Ok();
 }
 
-// The arena holds a front region, or shared buffers leave it (Layout::kArena):
-// relocate moves its other tensors by whole slots.
-bool MovesAroundShared(const Plan& plan, uint32_t memory_id) {
+// Per memory_id (index memory_id, 0 unused): the arena holds a front
+// region, or shared buffers leave it (Layout::kArena), so relocate moves
+// its other tensors by whole slots. A table, as every tensor asks.
+std::vector<bool> ArenasMovedAroundShared(const Plan& plan) {
+  std::vector<bool> moved;
+  auto mark = [&](uint32_t memory_id) {
+    if (moved.size() <= memory_id) moved.resize(memory_id + 1, false);
+    moved[memory_id] = true;
+  };
   for (const FrontRegion& f : plan.fronts) {
-    if (f.memory_id == memory_id) return true;
-    for (const FrontSlot& s : f.slots) {
-      if (s.source_memory_id == memory_id) return true;
-    }
+    mark(f.memory_id);
+    for (const FrontSlot& s : f.slots) mark(s.source_memory_id);
   }
-  return false;
+  return moved;
 }
 
 }  // namespace
@@ -301,9 +305,14 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
   // Relocate keeps every overlap only for tensors at aligned offsets: an
   // arena that will hold a front and has a tensor off the alignment is an
   // input pteshare cannot move safely (the exporter never writes one).
+  const std::vector<bool> moved_around_shared = ArenasMovedAroundShared(plan);
   for (const MethodView& method : view.methods) {
     for (const TensorValue& t : method.tensors) {
-      if (!t.planned || t.nbytes == 0 || !MovesAroundShared(plan, t.placement.memory_id)) continue;
+      const uint32_t id = t.placement.memory_id;
+      if (!t.planned || t.nbytes == 0 || id >= moved_around_shared.size() ||
+          !moved_around_shared[id]) {
+        continue;
+      }
       // (DetectAlignment divides every offset unless one is below 16-byte
       // alignment, its floor.)
       if (t.placement.offset % input_alignment != 0) {

@@ -25,7 +25,12 @@ struct ArenaRelocation {
   // Free space below the lowest moved tensor once the vacated slots are
   // taken out: min over moved tensors of (offset - ReclaimedBelow(offset)).
   uint64_t floor = 0;
-  std::vector<PresentBuffer> present;  // sorted by input offset
+  // Sorted by input offset. ChooseSharedBuffers refuses shared buffers that
+  // overlap, so their ends are in the same order: both questions below are
+  // a binary search, not a scan of every buffer per tensor.
+  std::vector<PresentBuffer> present;
+  // reclaimed_before[k]: the slots of present[0, k).
+  std::vector<uint64_t> reclaimed_before;
   // Non-empty tensors that are not inside a shared buffer, as [offset, end)
   // sorted by offset, with the running maximum of their ends: answers "is
   // this point inside some moved tensor?" for zero-byte tensors.
@@ -33,20 +38,20 @@ struct ArenaRelocation {
   std::vector<uint64_t> max_end_so_far;
 
   const PresentBuffer* Containing(uint64_t offset) const {
-    for (const PresentBuffer& b : present) {
-      if (offset >= b.input.offset && offset < b.input.end()) return &b;
-    }
-    return nullptr;
+    // The last buffer starting at or below `offset` is the only candidate.
+    auto it = std::partition_point(present.begin(), present.end(), [&](const PresentBuffer& b) {
+      return b.input.offset <= offset;
+    });
+    if (it == present.begin() || offset >= std::prev(it)->input.end()) return nullptr;
+    return &*std::prev(it);
   }
   // Slots of the shared buffers that end at or below `offset`.
   uint64_t ReclaimedBelow(uint64_t offset) const {
-    uint64_t reclaimed = 0;
-    for (const PresentBuffer& b : present) {
-      if (b.input.end() <= offset) reclaimed += b.slot->slot_bytes;
-    }
-    return reclaimed;
+    auto it = std::partition_point(present.begin(), present.end(),
+                                   [&](const PresentBuffer& b) { return b.input.end() <= offset; });
+    return reclaimed_before[static_cast<size_t>(it - present.begin())];
   }
-  uint64_t ReclaimedTotal() const { return ReclaimedBelow(UINT64_MAX); }
+  uint64_t ReclaimedTotal() const { return reclaimed_before.back(); }
   bool InsideMovedTensor(uint64_t offset) const {
     auto it = std::upper_bound(moved_ranges.begin(), moved_ranges.end(),
                                std::make_pair(offset, UINT64_MAX));
@@ -58,26 +63,29 @@ struct ArenaRelocation {
 // The arena `memory_id` of `method`: its own front (if any) and the shared
 // buffers that lie in it in the input, wherever their slots are.
 ArenaRelocation PrepareArena(const MethodView& method, const SharedBufferSet& shared,
-                             const std::vector<FrontRegion>& fronts, uint32_t memory_id) {
+                             const std::vector<FrontRegion>& fronts,
+                             const std::vector<BufferSlot>& slots, uint32_t memory_id) {
   ArenaRelocation arena;
   for (const FrontRegion& front : fronts) {
     if (front.memory_id == memory_id) {
       arena.front_size = front.size;
       arena.has_own_front = true;
     }
-    for (const FrontSlot& slot : front.slots) {
-      if (slot.source_memory_id != memory_id) continue;
-      for (const SharedBuffer& buffer : shared.buffers) {
-        if (buffer.name != slot.name || !buffer.value_in_method[method.index]) continue;
-        arena.present.push_back({method.tensor(*buffer.value_in_method[method.index])->placement,
-                                 &slot, front.memory_id});
-      }
-    }
+  }
+  for (size_t i = 0; i < shared.buffers.size(); ++i) {
+    const std::optional<uint32_t>& value = shared.buffers[i].value_in_method[method.index];
+    const BufferSlot& slot = slots[i];
+    if (!value || slot.slot == nullptr || slot.slot->source_memory_id != memory_id) continue;
+    arena.present.push_back({method.tensor(*value)->placement, slot.slot, slot.region->memory_id});
   }
   std::sort(arena.present.begin(), arena.present.end(),
             [](const PresentBuffer& a, const PresentBuffer& b) {
               return a.input.offset < b.input.offset;
             });
+  arena.reclaimed_before.push_back(0);
+  for (const PresentBuffer& b : arena.present) {
+    arena.reclaimed_before.push_back(arena.reclaimed_before.back() + b.slot->slot_bytes);
+  }
   for (const TensorValue& t : method.tensors) {
     if (!t.planned || t.nbytes == 0 || t.placement.memory_id != memory_id) continue;
     if (arena.Containing(t.placement.offset) != nullptr) continue;
@@ -129,9 +137,10 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
     }
   }
 
+  const std::vector<BufferSlot> slots = FindBufferSlots(shared, fronts);
   std::vector<std::optional<ArenaRelocation>> arenas(method.arenas.size());
   for (const Arena& a : method.arenas) {
-    ArenaRelocation arena = PrepareArena(method, shared, fronts, a.memory_id);
+    ArenaRelocation arena = PrepareArena(method, shared, fronts, slots, a.memory_id);
     // An arena with a front is rearranged wherever the method uses it; one
     // the buffers only leave, where the method has some of them.
     if (arena.has_own_front ? UsesArena(method, a.memory_id) : !arena.present.empty()) {

@@ -17,21 +17,23 @@ struct SlotPlace {
   uint32_t memory_id = 0;
 };
 
-// The slot of the shared buffer of arena `memory_id` held in value
-// `value_index`, if any: in that arena's own front (Layout::kFront) or in
-// its device's state arena (Layout::kArena).
-SlotPlace SlotOfValue(const MethodView& method, const SharedBufferSet& shared,
-                      const std::vector<FrontRegion>& fronts, uint32_t memory_id,
-                      uint32_t value_index) {
-  for (const SharedBuffer& b : shared.buffers) {
-    if (b.memory_id != memory_id || b.value_in_method[method.index] != value_index) continue;
-    for (const FrontRegion& f : fronts) {
-      for (const FrontSlot& s : f.slots) {
-        if (s.name == b.name && s.source_memory_id == memory_id) return {&s, f.memory_id};
-      }
+// Per value of `method`: the slot of the shared buffer it holds, in that
+// buffer's arena's own front (Layout::kFront) or in its device's state
+// arena (Layout::kArena); none for other values. Found once per method, so
+// placing a group asks one vector, not every buffer and slot by name.
+std::vector<SlotPlace> SlotsOfValues(const MethodView& method, const SharedBufferSet& shared,
+                                     const std::vector<FrontRegion>& fronts) {
+  std::vector<SlotPlace> of_value(method.value_count);
+  const std::vector<BufferSlot> slots = FindBufferSlots(shared, fronts);
+  for (size_t i = 0; i < shared.buffers.size(); ++i) {
+    const std::optional<uint32_t>& value = shared.buffers[i].value_in_method[method.index];
+    if (!value || *value >= of_value.size() || slots[i].slot == nullptr) continue;
+    // The first buffer (in name order) holding the value wins.
+    if (of_value[*value].slot == nullptr) {
+      of_value[*value] = {slots[i].slot, slots[i].region->memory_id};
     }
   }
-  return {};
+  return of_value;
 }
 
 // Where a value of the arena being replanned goes.
@@ -43,13 +45,12 @@ struct NewPlace {
 class ArenaReplanner {
  public:
   ArenaReplanner(const MethodView& method, const MethodLifetimes& lifetimes,
-                 const SharedBufferSet& shared, const std::vector<FrontRegion>& fronts,
-                 const FrontRegion* front, const ReplanOptions& options, uint32_t memory_id,
+                 const std::vector<SlotPlace>& slots_of_values, const FrontRegion* front,
+                 const ReplanOptions& options, uint32_t memory_id,
                  std::vector<std::optional<NewPlace>>* new_offsets)
       : method_(method),
         lifetimes_(lifetimes),
-        shared_(shared),
-        fronts_(fronts),
+        slots_of_values_(slots_of_values),
         front_(front),
         options_(options),
         memory_id_(memory_id),
@@ -139,8 +140,10 @@ class ArenaReplanner {
     uint32_t slot_arena = 0;
     uint32_t buffer_value = 0;
     for (uint32_t v : g.members) {
-      const SlotPlace s = SlotOfValue(method_, shared_, fronts_, memory_id_, v);
-      if (s.slot == nullptr) continue;
+      // Only the slots of buffers from this arena (the member could not be
+      // elsewhere: a group lies in one arena).
+      const SlotPlace& s = slots_of_values_[v];
+      if (s.slot == nullptr || s.slot->source_memory_id != memory_id_) continue;
       if (slot != nullptr) {
         *problem = ValueLabel(method_, buffer_value) + " and " + ValueLabel(method_, v) +
                    " are two shared buffers in one alias group";
@@ -215,8 +218,7 @@ class ArenaReplanner {
 
   const MethodView& method_;
   const MethodLifetimes& lifetimes_;
-  const SharedBufferSet& shared_;
-  const std::vector<FrontRegion>& fronts_;
+  const std::vector<SlotPlace>& slots_of_values_;
   const FrontRegion* front_;  // the arena's own, if any
   const ReplanOptions& options_;
   const uint32_t memory_id_;
@@ -233,13 +235,14 @@ MethodReplan ReplanMethod(const MethodView& method, const MethodLifetimes& lifet
   plan.name = method.name;
   plan.method_index = method.index;
   std::vector<std::optional<NewPlace>> new_places(method.value_count);
+  const std::vector<SlotPlace> slots_of_values = SlotsOfValues(method, shared, fronts);
   for (const Arena& a : method.arenas) {
     const FrontRegion* front = nullptr;
     for (const FrontRegion& f : fronts) {
       if (f.memory_id == a.memory_id) front = &f;
     }
     std::vector<std::optional<NewPlace>> arena_places(method.value_count);
-    ArenaReplan arena = ArenaReplanner(method, lifetimes, shared, fronts, front, options,
+    ArenaReplan arena = ArenaReplanner(method, lifetimes, slots_of_values, front, options,
                                        a.memory_id, &arena_places)
                             .Run();
     if (arena.replanned) {

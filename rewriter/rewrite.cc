@@ -138,7 +138,9 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
     return verified;
   }
   verified.violations = VerifyPlan(view, planned->shared, planned->plan);
-  if (options.compare_layouts) verified.layouts = CompareLayouts(view, share, options, *planned);
+  if (options.compare_layouts) {
+    verified.layouts = CompareLayouts(view, share, options, *planned, verified.violations);
+  }
   verified.planned = std::move(planned).value();
   return verified;
 }

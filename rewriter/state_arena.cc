@@ -19,7 +19,8 @@ std::string DeviceText(DeviceKey device) {
 }
 
 // Every non-empty planned tensor of arena `memory_id` lies inside one of
-// the method's buffers in `buffers`, and the method has that arena.
+// the method's buffers in `buffers` (all of them in that arena), and the
+// method has that arena.
 bool HoldsOnlyState(const MethodView& method, const SharedBufferSet& shared,
                     const std::vector<size_t>& buffers, uint32_t memory_id) {
   if (method.arena(memory_id) == nullptr) return false;
@@ -28,11 +29,16 @@ bool HoldsOnlyState(const MethodView& method, const SharedBufferSet& shared,
     const auto& value = shared.buffers[b].value_in_method[method.index];
     if (value) state.push_back(method.tensor(*value)->placement);
   }
+  // ChooseSharedBuffers refuses overlapping buffers: sorted by offset, the
+  // last one starting at or below a tensor is the only one that can hold it.
+  std::sort(state.begin(), state.end(),
+            [](const Placement& a, const Placement& b) { return a.offset < b.offset; });
   return std::all_of(method.tensors.begin(), method.tensors.end(), [&](const TensorValue& t) {
     if (!t.planned || t.nbytes == 0 || t.placement.memory_id != memory_id) return true;
-    return std::any_of(state.begin(), state.end(), [&](const Placement& p) {
-      return t.placement.offset >= p.offset && t.placement.end() <= p.end();
+    auto it = std::partition_point(state.begin(), state.end(), [&](const Placement& p) {
+      return p.offset <= t.placement.offset;
     });
+    return it != state.begin() && t.placement.end() <= std::prev(it)->end();
   });
 }
 

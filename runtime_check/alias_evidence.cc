@@ -107,15 +107,31 @@ AliasJudge::AliasJudge(const MethodLayout& method, const std::vector<Instruction
 std::vector<std::string> AliasJudge::Judge(uint32_t buffer_value,
                                            const std::vector<size_t>& inside) const {
   std::vector<std::string> why(inside.size());
-  std::vector<bool> accepted(method_.value_count, false);
-  if (buffer_value < accepted.size()) accepted[buffer_value] = true;
+  // Only the buffer and the tensors inside it can be accepted: their values,
+  // sorted, with a flag each (not a flag for every value of the method for
+  // every buffer, which made a program with thousands of caches quadratic).
+  std::vector<uint32_t> members;
+  if (buffer_value < method_.value_count) members.push_back(buffer_value);
+  for (size_t t : inside) members.push_back(method_.tensors[t].value_index);
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  std::vector<bool> accepted(members.size(), false);
+  auto member = [&](uint32_t v) {
+    return static_cast<size_t>(std::lower_bound(members.begin(), members.end(), v) -
+                               members.begin());
+  };
+  auto is_accepted = [&](uint32_t v) {
+    const size_t k = member(v);
+    return k < members.size() && members[k] == v && accepted[k];
+  };
+  if (buffer_value < method_.value_count) accepted[member(buffer_value)] = true;
   std::vector<bool> done(inside.size(), false);
   // An instruction shows the buffer when it references it or an accepted
   // alias (other than the tensor being judged).
   auto shows = [&](uint32_t instruction, uint32_t v) {
     const std::vector<uint32_t>& refs = uses_[instruction].references;
     return std::any_of(refs.begin(), refs.end(),
-                       [&](uint32_t r) { return r != v && r < accepted.size() && accepted[r]; });
+                       [&](uint32_t r) { return r != v && is_accepted(r); });
   };
   for (bool changed = true; changed;) {
     changed = false;
@@ -124,7 +140,7 @@ std::vector<std::string> AliasJudge::Judge(uint32_t buffer_value,
       if (done[i] || t.is_input || t.has_initial_state) continue;
       const std::vector<uint32_t>& w = writers_[t.value_index];
       if (std::all_of(w.begin(), w.end(), [&](uint32_t at) { return shows(at, t.value_index); })) {
-        accepted[t.value_index] = true;
+        accepted[member(t.value_index)] = true;
         done[i] = changed = true;
       }
     }

@@ -55,15 +55,61 @@ std::string ShapeOf(const PlannedTensor& t) {
   return text + "]";
 }
 
-bool Overlaps(const Placement& a, const Placement& b) {
-  return a.memory_id == b.memory_id && a.offset < b.offset + b.nbytes &&
-         b.offset < a.offset + a.nbytes;
-}
-
 bool LiesInside(const Placement& inner, const Placement& outer) {
   return inner.memory_id == outer.memory_id && inner.offset >= outer.offset &&
          inner.offset + inner.nbytes <= outer.offset + outer.nbytes;
 }
+
+// The valid non-empty tensors of one method by (arena, offset), with the
+// running highest end per arena: the tensors that overlap a slot are found
+// by a binary search, not by a pass over every tensor per shared buffer
+// (quadratic for a program with thousands of caches).
+class TensorsByOffset {
+ public:
+  explicit TensorsByOffset(const MethodLayout& method) : tensors_(method.tensors) {
+    for (size_t t = 0; t < tensors_.size(); ++t) {
+      if (tensors_[t].valid && tensors_[t].placement.nbytes > 0) order_.push_back(t);
+    }
+    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return Key(a) < Key(b); });
+    for (size_t k = 0; k < order_.size(); ++k) {
+      const bool same_arena = k > 0 && Key(order_[k]).first == Key(order_[k - 1]).first;
+      highest_end_.push_back(
+          std::max(same_arena ? highest_end_.back() : 0, tensors_[order_[k]].end()));
+    }
+  }
+
+  /// The tensors sharing a byte with `slot` (nbytes > 0), by index.
+  std::vector<size_t> Overlapping(const Placement& slot) const {
+    auto at = [&](uint64_t offset) {
+      return static_cast<size_t>(
+          std::partition_point(
+              order_.begin(), order_.end(),
+              [&](size_t t) { return Key(t) < std::make_pair(slot.memory_id, offset); }) -
+          order_.begin());
+    };
+    const size_t first = at(slot.offset), last = at(slot.offset + slot.nbytes);
+    std::vector<size_t> found(order_.begin() + static_cast<ptrdiff_t>(first),
+                              order_.begin() + static_cast<ptrdiff_t>(last));
+    // Tensors starting below the slot reach into it only while the highest
+    // end so far does.
+    for (size_t k = first;
+         k > 0 && Key(order_[k - 1]).first == slot.memory_id && highest_end_[k - 1] > slot.offset;
+         --k) {
+      if (tensors_[order_[k - 1]].end() > slot.offset) found.push_back(order_[k - 1]);
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+ private:
+  std::pair<uint32_t, uint64_t> Key(size_t t) const {
+    return {tensors_[t].placement.memory_id, tensors_[t].placement.offset};
+  }
+
+  const std::vector<PlannedTensor>& tensors_;
+  std::vector<size_t> order_;
+  std::vector<uint64_t> highest_end_;  // per position in order_, within its arena
+};
 
 }  // namespace
 
@@ -160,6 +206,7 @@ void CheckNoOverlap(const std::vector<MethodLayout>& methods,
     const MethodLayout& method = methods[m];
     const std::vector<InstructionUse> uses = ReadInstructionUses(method);
     const AliasJudge judge(method, uses);
+    const TensorsByOffset by_offset(method);
     for (const SharedGroup& group : groups) {
       const Occurrence& first = group.occurrences.front();
       // The method's own placement of the buffer; a method without it must
@@ -192,11 +239,9 @@ void CheckNoOverlap(const std::vector<MethodLayout>& methods,
         return finding;
       };
       std::vector<size_t> inside;  // in a method that has the buffer
-      for (size_t t = 0; t < method.tensors.size(); ++t) {
+      for (size_t t : by_offset.Overlapping(slot)) {
         const PlannedTensor& tensor = method.tensors[t];
-        if (!tensor.valid || tensor.placement.nbytes == 0) continue;
         if (own != nullptr && t == own->tensor) continue;
-        if (!Overlaps(tensor.placement, slot)) continue;
         if (own != nullptr && LiesInside(tensor.placement, slot)) {
           inside.push_back(t);
           continue;

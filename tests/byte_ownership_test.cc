@@ -115,6 +115,45 @@ TEST(ByteOwnership, IntValueOverAnAllocationTableMakesItsFieldsShared) {
   EXPECT_GE(shared, 1u);
 }
 
+// MapAround keeps only the parts meeting its ranges (the patcher's writes)
+// and must answer for those bytes exactly as the whole map does, in a
+// well-formed file and in one whose objects overlap.
+TEST(ByteOwnership, MapAroundTheWrittenBytesAnswersAsTheWholeMap) {
+  for (const std::vector<uint8_t>& bytes :
+       {ProgramWithIntArguments(), IntOverAllocationDetails()}) {
+    ASSERT_FALSE(bytes.empty());
+    ReadProgram program = Read(bytes);
+    const std::span<const uint8_t> flatbuffer =
+        std::span<const uint8_t>(bytes).first(program.layout.program_size);
+    std::vector<ByteRange> fields{{16, 24}};  // program_size
+    for (const MethodView& method : program.view.methods) {
+      for (const TensorValue& tensor : method.tensors) {
+        const auto* info =
+            reinterpret_cast<const flatbuffers::Table*>(tensor.table->allocation_info());
+        if (info == nullptr) continue;
+        for (auto field :
+             {fb::AllocationDetails::VT_MEMORY_ID, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW}) {
+          const uint64_t at = At(bytes, info->GetAddressOf(field));
+          fields.push_back({at, at + 4});
+        }
+      }
+    }
+    std::sort(fields.begin(), fields.end(),
+              [](const ByteRange& a, const ByteRange& b) { return a.begin < b.begin; });
+    const ByteOwnership whole = ByteOwnership::Map(flatbuffer, program.layout);
+    const ByteOwnership around = ByteOwnership::MapAround(flatbuffer, program.layout, fields);
+    for (const ByteRange& r : fields) {
+      EXPECT_EQ(around.AllocationOnly(r.begin, r.end - r.begin),
+                whole.AllocationOnly(r.begin, r.end - r.begin))
+          << r.begin;
+      EXPECT_EQ(around.OtherOwner(r.begin, r.end - r.begin),
+                whole.OtherOwner(r.begin, r.end - r.begin))
+          << r.begin;
+    }
+    EXPECT_LT(around.AllocationOnlyRanges().size(), whole.AllocationOnlyRanges().size());
+  }
+}
+
 // F6: before, the rewrite wrote the moved tensor's offset into the Int's
 // bytes (exit 0, verify ok, a kernel argument changed). Now the patch is
 // refused before anything is written.

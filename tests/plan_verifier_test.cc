@@ -145,6 +145,67 @@ TEST_F(PlanVerifierTest, MisalignedFrontSlot) {
   EXPECT_EQ(v[0].invariant, Invariant::kFitsAndAligned);
 }
 
+// I3 without lifetimes judges clusters of tensors chained by overlaps: a
+// chain a-b-c (a and c disjoint) moved as one keeps every overlap; c moved
+// alone breaks the b-c pair and no other (a-c never overlapped; the arena
+// growing by c's move is I6's, the full I3 says the b-c pair again).
+TEST(PlanVerifierClusterTest, OverlapChainMovedApartBreaksOnlyItsOwnPair) {
+  auto program = test_support::Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0}, {64, 1, 32}, {64, 1, 64}, {64, 1, 128, "k", true}}},
+      {"decode", {{64, 1, 0, "k", true}}},
+  });
+  ASSERT_TRUE(program);
+  ShareRequest request;
+  request.names = {"k"};
+  Result<PlanResult> input =
+      MakePlan(program->view, request, WithStrategy(Strategy::kRelocate, 16));
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  EXPECT_TRUE(VerifyPlan(program->view, input->shared, input->plan).empty());
+  MethodPlan& prefill = input->plan.methods[0];
+  prefill.moves[2].after.offset += 16;
+  prefill.arena_sizes_after[0] += 16;
+  std::vector<std::string> pairs;
+  for (const PlanViolation& x : VerifyPlan(program->view, input->shared, input->plan)) {
+    if (x.invariant == Invariant::kOverlapsKept && x.message.find(" live ") == std::string::npos) {
+      pairs.push_back(x.message);
+    }
+  }
+  EXPECT_EQ(pairs, (std::vector<std::string>{"method prefill: values 1 and 2 overlapped at "
+                                             "relative offset -32 and now sit at -48"}));
+}
+
+// With Layout::kArena every tensor inside a shared buffer goes with it to
+// the state arena (I1); the tensor right after the buffer (v starts where k
+// ends) is not inside it.
+TEST(PlanVerifierStateArenaTest, TensorInsideABufferLeftOffItsPlace) {
+  auto program = test_support::Load(std::vector<FixedMethod>{
+      {"prefill",
+       {{128, 1, 0}, {64, 1, 128, "k", true}, {32, 1, 160}, {64, 1, 192, "v", true}, {64, 1, 256}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}}},
+  });
+  ASSERT_TRUE(program);
+  ShareRequest request;
+  request.names = {"k", "v"};
+  PlanOptions options = WithStrategy(Strategy::kRelocate, 16);
+  options.layout = Layout::kArena;
+  Result<PlanResult> input = MakePlan(program->view, request, options);
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  for (const PlanViolation& x : VerifyPlan(program->view, input->shared, input->plan))
+    ADD_FAILURE() << InvariantName(x.invariant) << ": " << x.message;
+  TensorMove& inside = input->plan.methods[0].moves[2];  // value 2, 32 bytes into k
+  ASSERT_EQ(inside.after.memory_id, 2u);
+  ASSERT_EQ(inside.after.offset, 32u);
+  inside.after.offset = 16;
+  std::vector<PlanViolation> v = VerifyPlan(program->view, input->shared, input->plan);
+  const bool found = std::any_of(v.begin(), v.end(), [](const PlanViolation& x) {
+    return x.invariant == Invariant::kSharedPlacement &&
+           x.message ==
+               "method prefill, value 2 lies inside 'k' but goes to arena 2 [16, 48), not with it "
+               "to arena 2 [32, 64)";
+  });
+  EXPECT_TRUE(found);
+}
+
 // Full I3 with lifetimes, on a replanned program with instructions:
 //   x [0,64) in, live [0,1];  a [64,128) = relu(x), live [0,1];
 //   b [128,192) = a + x, live [1,2];  c [192,256) = relu(b), live [2,3];

@@ -461,7 +461,7 @@ const bool registered = [] {
         ->Unit(benchmark::kMillisecond);
   }
 
-  const std::vector<int64_t> layers = {8, 32, 64, 128, 256};
+  const std::vector<int64_t> layers = {8, 32, 64, 128, 256, 512, 1024};
   for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
     const std::string name = StrategyName(strategy);
     for (auto* b : {
