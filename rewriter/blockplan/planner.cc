@@ -248,9 +248,9 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
   Bytes proven_low = plan.lower_bound;
   if (plan.solution.height > proven_low && !budget.exhausted() &&
       problem.blocks.size() > kMaxWholeSearchBlocks) {
-    WindowedSearchOptions windows;
-    windows.seed = options.seed;
-    consider(SearchInWindows(problem, plan.lower_bound, windows, &budget));
+    std::optional<BlockSolution> windowed =
+        SearchInWindows(problem, plan.lower_bound, WindowedSearchOptions{}, &budget);
+    if (windowed) consider(std::move(*windowed));
   } else if (plan.solution.height > proven_low && !budget.exhausted()) {
     CapacitySearch search(problem);
     SearchWhole(search, problem, &budget, &plan, &proven_low);
