@@ -28,6 +28,8 @@ constexpr int kRandomOrders = 8;
 /// (O(blocks)) and per dive (O(blocks^2)); larger problems are searched in
 /// windows (windows.h).
 constexpr size_t kMaxWholeSearchBlocks = 2000;
+/// From this many blocks the windowed search runs before the whole one.
+constexpr size_t kMinWindowedBlocks = 500;
 
 std::string Describe(const Block& block) {
   return "block '" + block.id + "' [" + std::to_string(block.lifespan.begin) + ", " +
@@ -245,13 +247,18 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
   // 2. Capacity probes: the lower bound first (a tight capacity prunes
   // hardest, and is often met), then bisection between what is known not to
   // fit (below `proven_low`) and the best height found.
+  // From kMinWindowedBlocks on, the windowed search goes first: on chains
+  // of short-lived blocks it is far ahead of the whole search (a 1,000-block
+  // residual chain: the lower bound in 5 M steps, against +5.5% after 20 M).
   Bytes proven_low = plan.lower_bound;
   if (plan.solution.height > proven_low && !budget.exhausted() &&
-      problem.blocks.size() > kMaxWholeSearchBlocks) {
+      problem.blocks.size() >= kMinWindowedBlocks) {
     std::optional<BlockSolution> windowed =
         SearchInWindows(problem, plan.lower_bound, WindowedSearchOptions{}, &budget);
     if (windowed) consider(std::move(*windowed));
-  } else if (plan.solution.height > proven_low && !budget.exhausted()) {
+  }
+  if (plan.solution.height > proven_low && !budget.exhausted() &&
+      problem.blocks.size() <= kMaxWholeSearchBlocks) {
     CapacitySearch search(problem);
     SearchWhole(search, problem, &budget, &plan, &proven_low);
   }
