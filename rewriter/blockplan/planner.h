@@ -12,7 +12,8 @@
 //    resumable probe at the lower bound (or the given capacity) that stays
 //    ahead of the bisection (1.5 times its steps). No decision reads the
 //    budget's size, so more steps never give a larger arena.
-//    Past 2,000 blocks: the windowed search (windows.h).
+//    From 500 blocks the windowed search (windows.h) runs first; past 2,000
+//    it is the only search.
 // The best placement found is returned; it never exceeds the greedy result.
 //
 // Determinism: effort is counted in steps (StepBudget), so a problem, options

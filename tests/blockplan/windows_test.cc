@@ -7,9 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-#include <string>
-
 #include "rewriter/blockplan/lower_bound.h"
 #include "rewriter/blockplan/planner.h"
 #include "rewriter/blockplan/validator.h"
@@ -17,23 +14,6 @@
 
 namespace pteshare {
 namespace {
-
-/// 3,000 blocks, one beginning per instant, live 1-48 instants, 16 B to
-/// 4 KiB, aligned to 16, over a fixed 4 KiB front live throughout.
-BlockProblem ChainOverAFront() {
-  std::mt19937 random(23);
-  BlockProblem problem;
-  problem.alignment = 16;
-  Block front = Free("front", 0, 3100, 4096);
-  front.fixed_offset = 0;
-  problem.blocks.push_back(front);
-  for (int i = 0; i < 3000; ++i) {
-    TimeValue begin = i + static_cast<TimeValue>(random() % 3);
-    problem.blocks.push_back(
-        Free(std::to_string(i), begin, begin + 1 + random() % 48, 16 + random() % 4000));
-  }
-  return problem;
-}
 
 TEST(SearchInWindows, PlacesEveryBlockValidlyBelowTheGreedyArena) {
   BlockProblem problem = ChainOverAFront();
