@@ -2,9 +2,8 @@
 // with a bounded number of steps, the way MiniMalloc schedules its search.
 //
 // One probe is a round robin: each preorder in turn, then (optionally) seeded
-// shuffles of them, runs with a step limit that doubles every round. Whichever order
-// suits the instance gets to finish early, and the short runs escape the
-// subtrees a single order gets stuck in. A run that ends kInfeasible has
+// shuffles of them, runs with a step limit that grows every round. Whichever
+// order suits the instance gets to finish early. A run that ends kInfeasible has
 // searched the whole tree: a proof that nothing fits.
 //
 // Both the whole-problem planner (planner.cc) and the windowed search
@@ -25,10 +24,10 @@ struct ProbeSchedule {
   /// Seeds the shuffled runs (0 is as good a seed as any other).
   uint64_t shuffle_seed = 0;
   /// Whether a round adds a shuffled run of every preorder after the plain
-  /// ones. Short shuffled runs help small windows escape fruitless subtrees;
-  /// on a whole problem the plain preorders do better with the same steps
-  /// as longer runs (on D, J and E of MiniMalloc's suite most solutions
-  /// below the greedy height take one plain preorder 20-250 M steps).
+  /// ones. The planner no longer asks for them: for the same steps, longer
+  /// runs of the plain preorders did better, on the whole problem (on D, J
+  /// and E of MiniMalloc's suite most placements below the greedy height
+  /// take one plain preorder 20-250 M steps) and in windows alike.
   bool shuffled_runs = true;
   /// Each round's runs are this many times as long as the last round's.
   uint64_t growth = 2;
