@@ -7,11 +7,13 @@
 // 2. Up to 2,000 blocks: capacity probes with a MiniMalloc-style search
 //    (search.h, probe.h) asking "does it fit in C?", as an
 //    anytime schedule: passes of bisection between what is proven not to fit
-//    and the best height so far, each pass with twice the steps per probe,
-//    interleaved with a resumable probe at the lower bound (or the given
-//    capacity) that keeps level with the bisection. No decision reads the
+//    and the best height so far, each probe one run of each plain preorder
+//    and each pass with twice the steps per probe, interleaved with a
+//    resumable probe at the lower bound (or the given capacity) that stays
+//    ahead of the bisection (1.5 times its steps). No decision reads the
 //    budget's size, so more steps never give a larger arena.
-//    Past 2,000 blocks: the windowed search (windows.h).
+//    From 500 blocks the windowed search (windows.h) runs first; past 2,000
+//    it is the only search.
 // The best placement found is returned; it never exceeds the greedy result.
 //
 // Determinism: effort is counted in steps (StepBudget), so a problem, options

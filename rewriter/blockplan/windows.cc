@@ -1,6 +1,7 @@
 #include "rewriter/blockplan/windows.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -16,10 +17,12 @@ bool Occupies(const Block& block) {
   return block.size > 0 && block.lifespan.begin < block.lifespan.end;
 }
 
-/// Bisection probes a window may spend after it missed the running capacity.
-constexpr int kBisectionProbes = 4;
-/// The first runs of a window's probes: short, since a window is small.
-constexpr uint64_t kMinFirstRunSteps = 20'000;
+/// A probe is one run of each plain preorder.
+constexpr uint64_t kPlainRuns = std::size(kAllSearchPreorders);
+/// A window that misses the running capacity tries it raised by a 512th of
+/// the lower bound, then twice, four and eight times that (up to +1.6%).
+constexpr Bytes kFirstRaiseDivisor = 512;
+constexpr int kRaises = 4;
 
 /// The small problem of one window: the blocks already placed that are live
 /// in the window's time span become fixed blocks (clipped to that span, and
@@ -91,13 +94,15 @@ BlockSolution GreedyWindow(const BlockProblem& problem, StepBudget* budget) {
 
 }  // namespace
 
-BlockSolution SearchInWindows(const BlockProblem& problem, Bytes lower_bound,
-                              const WindowedSearchOptions& options, StepBudget* budget) {
+std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes lower_bound,
+                                             const WindowedSearchOptions& options,
+                                             StepBudget* budget) {
   const std::vector<Block>& blocks = problem.blocks;
   BlockSolution out;
   out.offsets.assign(blocks.size(), 0);
   // Blocks that stay placed and may still be live: fixed ones first, then
-  // each window's, dropped once they end before the next window begins.
+  // each window's, dropped once they end before the earliest window a miss
+  // may free again begins.
   std::vector<uint32_t> placed;
   std::vector<uint32_t> order;
   for (uint32_t i = 0; i < blocks.size(); ++i) {
@@ -117,56 +122,79 @@ BlockSolution SearchInWindows(const BlockProblem& problem, Bytes lower_bound,
   });
   const size_t window = std::max<size_t>(options.window_blocks, 1);
   const size_t lookahead = options.lookahead_blocks;
+  const size_t back_blocks = options.backtrack_windows * window;
   const size_t windows = (order.size() + window - 1) / window;
-  const Bytes granularity = std::max<Bytes>(problem.alignment, lower_bound / 1024);
+  const Bytes first_raise = std::max<Bytes>(problem.alignment, lower_bound / kFirstRaiseDivisor);
+  ProbeSchedule schedule;
+  schedule.first_run_steps = std::max<uint64_t>(options.probe_steps / kPlainRuns, 1);
+  schedule.shuffled_runs = false;
+  std::vector<uint32_t> freed(blocks.size(), 0);
+  uint32_t stamp = 0;
   Bytes capacity = lower_bound;
   for (size_t w = 0; w < windows; ++w) {
+    if (budget->exhausted()) return std::nullopt;
     const size_t start = w * window;
     const size_t commit_end = std::min(order.size(), start + window);
     const size_t search_end = std::min(order.size(), commit_end + lookahead);
-    const TimeValue from = blocks[order[start]].lifespan.begin;
+    const size_t earliest = start - std::min(start, back_blocks);
+    const TimeValue from = blocks[order[earliest]].lifespan.begin;
     std::erase_if(placed, [&](uint32_t i) { return blocks[i].lifespan.end <= from; });
-    WindowProblem sub = MakeWindowProblem(problem, placed, out.offsets, order.data() + start,
-                                          order.data() + search_end);
-    capacity = std::max(capacity, BlockLowerBound(sub.problem.blocks));
 
-    // An equal share of what is left: half for the running capacity, the
-    // rest for the bisection if the window misses it.
-    const uint64_t allowance = budget->remaining() / (windows - w);
-    CapacitySearch search(sub.problem);
-    ProbeSchedule schedule;
-    schedule.first_run_steps = std::max(kMinFirstRunSteps, allowance / 64);
-    schedule.shuffle_seed = options.seed * 0x100000001b3ull + w * 131;
-    const uint64_t window_start = budget->used();
+    // The window's blocks from `first` (this window's start, or earlier
+    // when the windows before are freed again) searched under `cap`.
+    WindowProblem sub;
+    size_t kept_first = start;
     std::optional<BlockSolution> kept;
-    BlockSolution found;
-    if (!budget->exhausted() && ProbeCapacity(search, capacity, schedule, allowance / 2, budget,
-                                              &found) == SearchOutcome::kFound) {
-      kept = std::move(found);
-    } else {
-      kept = GreedyWindow(sub.problem, budget);
-      Bytes low = capacity + 1;  // the running capacity was missed
-      for (int probe = 0; probe < kBisectionProbes && low + granularity <= kept->height; ++probe) {
-        const uint64_t spent = budget->used() - window_start;
-        if (budget->exhausted() || spent >= allowance) break;
-        const uint64_t steps = (allowance - spent) / (kBisectionProbes - probe);
-        const Bytes middle = low + (kept->height - 1 - low) / 2;
-        SearchOutcome outcome = ProbeCapacity(search, middle, schedule, steps, budget, &found);
-        if (outcome == SearchOutcome::kFound) {
-          kept = std::move(found);
-        } else {
-          low = middle + 1;
-        }
+    auto build = [&](size_t first) {
+      ++stamp;
+      for (size_t k = first; k < start; ++k) freed[order[k]] = stamp;
+      std::vector<uint32_t> obstacles;
+      for (uint32_t i : placed) {
+        if (freed[i] != stamp) obstacles.push_back(i);
       }
-      capacity = std::max(capacity, kept->height);
+      sub = MakeWindowProblem(problem, obstacles, out.offsets, order.data() + first,
+                              order.data() + search_end);
+    };
+    auto search_from = [&](size_t first, Bytes cap) {
+      build(first);
+      CapacitySearch search(sub.problem);
+      BlockSolution found;
+      if (ProbeCapacity(search, cap, schedule, options.probe_steps, budget, &found) !=
+          SearchOutcome::kFound) {
+        return false;
+      }
+      kept = std::move(found);
+      kept_first = first;
+      return true;
+    };
+    // The running capacity; on a miss the earlier windows' placements may
+    // be what is in the way, so they are freed too; then a little more room,
+    // doubling, each way.
+    build(start);
+    capacity = std::max(capacity, BlockLowerBound(sub.problem.blocks));
+    bool fits = search_from(start, capacity);
+    for (size_t first = start; !fits && first > earliest && !budget->exhausted();) {
+      first -= std::min(first - earliest, window);
+      fits = search_from(first, capacity);
     }
-    for (size_t k = start; k < commit_end; ++k) {
+    for (int raise = 0; !fits && raise < kRaises && !budget->exhausted(); ++raise) {
+      const Bytes cap = capacity + (first_raise << raise);
+      fits = search_from(start, cap) || (earliest < start && search_from(earliest, cap));
+    }
+    if (budget->exhausted()) return std::nullopt;
+    if (!fits) {
+      build(start);
+      kept = GreedyWindow(sub.problem, budget);
+      kept_first = start;
+    }
+    capacity = std::max(capacity, kept->height);
+    for (size_t k = kept_first; k < commit_end; ++k) {
       const uint32_t i = order[k];
-      out.offsets[i] = kept->offsets[sub.first_free + (k - start)];
-      out.height = std::max(out.height, out.offsets[i] + blocks[i].size);
-      placed.push_back(i);
+      out.offsets[i] = kept->offsets[sub.first_free + (k - kept_first)];
+      if (k >= start) placed.push_back(i);
     }
   }
+  for (uint32_t i : order) out.height = std::max(out.height, out.offsets[i] + blocks[i].size);
   return out;
 }
 

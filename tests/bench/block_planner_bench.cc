@@ -15,6 +15,7 @@
 #include "rewriter/blockplan/csv.h"
 #include "rewriter/blockplan/lower_bound.h"
 #include "rewriter/blockplan/planner.h"
+#include "rewriter/blockplan/validator.h"
 
 namespace pteshare {
 namespace {
@@ -111,6 +112,11 @@ void BM_Planner(benchmark::State& state, std::string name) {
     }
     plan = std::move(result).value();
   }
+  // A height only counts for a placement the independent checker accepts.
+  if (Status valid = ValidateBlockSolution(*problem, plan.solution); !valid) {
+    state.SkipWithError(("invalid placement: " + valid.error().message).c_str());
+    return;
+  }
   Report(state, plan.lower_bound, plan.solution.height);
   state.counters["steps"] = static_cast<double>(plan.steps);
 }
@@ -147,6 +153,10 @@ void BM_Synthetic10k(benchmark::State& state) {
   options.max_steps = static_cast<uint64_t>(state.range(0));
   BlockPlan plan;
   for (auto _ : state) plan = PlanBlocks(problem, options).value();
+  if (Status valid = ValidateBlockSolution(problem, plan.solution); !valid) {
+    state.SkipWithError(("invalid placement: " + valid.error().message).c_str());
+    return;
+  }
   Report(state, plan.lower_bound, plan.solution.height);
 }
 

@@ -170,6 +170,11 @@ BENCHMARK(BM_ReplanResidualChain)
     ->Args({10000, 0})
     ->Args({20000, 0})
     ->Args({50000, 0})
+    // 8,000 steps a block (replan's default gives 4,000 past 2,000 blocks):
+    // what the windowed search needs to finish below 5k-20k blocks.
+    ->Args({5000, 40'000'000})
+    ->Args({10000, 80'000'000})
+    ->Args({20000, 160'000'000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
@@ -178,11 +183,13 @@ void BM_ReplanShuffledChain(benchmark::State& state) {
   static std::map<int64_t, std::unique_ptr<Loaded>> programs;
   auto& program = programs[state.range(0)];
   if (!program) program = Load(LongResidualChain(static_cast<int>(state.range(0)), 1, true));
-  PlanProgram(state, program.get(), false);
+  const uint64_t steps = static_cast<uint64_t>(state.range(1));
+  PlanProgram(state, program.get(), false, steps ? steps : ReplanOptions::kDefaultMaxSteps);
 }
 BENCHMARK(BM_ReplanShuffledChain)
-    ->Arg(10000)
-    ->Arg(50000)
+    ->Args({10000, 0})
+    ->Args({50000, 0})
+    ->Args({10000, 80'000'000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

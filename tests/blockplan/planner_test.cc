@@ -269,17 +269,7 @@ TEST(BlockPlanner, LargeProblemsAreSearchedInWindowsAndStayValid) {
   // Past a few thousand blocks the planner searches windows of blocks in
   // begin order around what is already placed: the plan must stay valid
   // (checked pair by pair), keep the fixed front, and never lose to greedy.
-  std::mt19937 random(23);
-  BlockProblem problem;
-  problem.alignment = 16;
-  Block front = Free("front", 0, 3100, 4096);
-  front.fixed_offset = 0;
-  problem.blocks.push_back(front);
-  for (int i = 0; i < 3000; ++i) {
-    TimeValue begin = i + static_cast<TimeValue>(random() % 3);
-    problem.blocks.push_back(
-        Free(std::to_string(i), begin, begin + 1 + random() % 48, 16 + random() % 4000));
-  }
+  BlockProblem problem = ChainOverAFront();
   BlockPlannerOptions greedy_only;
   greedy_only.max_steps = 0;
   BlockPlan greedy = PlanOrDie(problem, greedy_only);

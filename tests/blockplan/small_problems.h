@@ -70,4 +70,22 @@ inline BlockProblem RandomSmallProblem(std::mt19937& random, int count) {
   return problem;
 }
 
+/// 3,000 blocks, one beginning per instant (give or take two), live 1-48
+/// instants, 16 B to 4 KiB, aligned to 16, over a fixed 4 KiB front live
+/// throughout: large enough for the windowed search.
+inline BlockProblem ChainOverAFront() {
+  std::mt19937 random(23);
+  BlockProblem problem;
+  problem.alignment = 16;
+  Block front = Free("front", 0, 3100, 4096);
+  front.fixed_offset = 0;
+  problem.blocks.push_back(front);
+  for (int i = 0; i < 3000; ++i) {
+    TimeValue begin = i + static_cast<TimeValue>(random() % 3);
+    problem.blocks.push_back(
+        Free(std::to_string(i), begin, begin + 1 + random() % 48, 16 + random() % 4000));
+  }
+  return problem;
+}
+
 }  // namespace pteshare
