@@ -54,8 +54,9 @@ struct ReplanOptions {
   /// The search stops earlier when it reaches the lower bound.
   static constexpr uint64_t kDefaultMaxSteps = 20'000'000;
   static constexpr size_t kDefaultLargeArenaBlocks = 2000;
-  /// 50k blocks: 200 M steps, about a second of search on one core.
-  static constexpr uint64_t kDefaultStepsPerBlock = 4000;
+  /// Residual chains need 2,600 to 7,000 steps a block in the windowed
+  /// search (docs/design.md); 50k blocks: 400 M steps, about 2 s of plan.
+  static constexpr uint64_t kDefaultStepsPerBlock = 8000;
 };
 
 /// One arena of one method after replanning.
