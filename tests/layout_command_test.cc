@@ -122,6 +122,7 @@ TEST(LayoutCommand, UnknownLayoutIsAUsageError) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "middle"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--layout")) << out.err;
+  EXPECT_TRUE(Contains(out.err, "'middle': expected front or arena")) << out.err;
 }
 
 // The corpus has no program whose state two methods share (MANIFEST.tsv:

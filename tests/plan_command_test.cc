@@ -88,6 +88,23 @@ TEST(PlanCommand, BadNameSyntaxIsExitTwo) {
   EXPECT_TRUE(Contains(out.err, "VALUE_INDEX 'x' is not a non-negative integer")) << out.err;
 }
 
+// --strategy takes its three words only: not another word, not the number
+// an enum stores.
+TEST(PlanCommand, StrategyIsOneOfItsWords) {
+  TempDir dir;
+  const std::string file = Synth(dir, "llm.pte", {});
+  for (const char* bad : {"fastest", "2", ""}) {
+    CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", bad});
+    EXPECT_EQ(out.exit_status, 2) << bad;
+    EXPECT_TRUE(Contains(out.err, "--strategy")) << out.err;
+    EXPECT_TRUE(Contains(out.err, "expected relocate, replan or best")) << out.err;
+    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+  }
+  CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "replan"});
+  EXPECT_EQ(out.exit_status, 0) << out.err;
+  EXPECT_TRUE(Contains(out.out, "strategy replan")) << out.out;
+}
+
 TEST(PlanCommand, AlignmentMustBeAPowerOfTwo) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});

@@ -2,7 +2,8 @@
 
 #include <charconv>
 #include <initializer_list>
-#include <map>
+#include <string>
+#include <vector>
 
 #include "tools/pteshare/number_option.h"
 
@@ -11,12 +12,25 @@ namespace {
 
 // The words a closed-set flag takes: the library's own names of its values
 // (StrategyName, LayoutName), so the flag and every report say the same.
+// Turns the word into the enum's number for CLI11 to store; anything else,
+// a bare number too, is refused naming the words.
 template <typename Enum>
-std::map<std::string, Enum> WordsFor(std::initializer_list<Enum> values,
-                                     const char* (*name)(Enum)) {
-  std::map<std::string, Enum> words;
-  for (Enum value : values) words.emplace(name(value), value);
-  return words;
+CLI::Validator WordsFor(std::initializer_list<Enum> values, const char* (*name)(Enum)) {
+  const std::vector<Enum> choices(values);
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(name(choices[i]));
+  }
+  return CLI::Validator(
+      [choices, name, list](std::string& input) -> std::string {
+        for (Enum value : choices) {
+          if (input != name(value)) continue;
+          input = std::to_string(static_cast<int>(value));
+          return "";
+        }
+        return "'" + input + "': expected " + list;
+      },
+      "");
 }
 
 }  // namespace
@@ -29,15 +43,16 @@ void PlanFlags::AddTo(CLI::App* command) {
                    "without a front stay as they are). replan: plan every arena again from the "
                    "tensors' lifetimes (smaller arenas; never larger than relocate). best: per "
                    "method and arena the smaller of the two")
-      ->transform(CLI::CheckedTransformer(
-          WordsFor({Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}, StrategyName)))
+      ->transform(WordsFor({Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}, StrategyName))
+      ->type_name("relocate|replan|best")
       ->default_str(StrategyName(Strategy::kBest));
   command
       ->add_option("--layout", layout,
                    "Where the shared buffers go. front: at the front of the arena each is in. "
                    "arena: in a new arena of their own per device (the next memory_id, in every "
                    "method), the arenas they leave compacted or replanned without them")
-      ->transform(CLI::CheckedTransformer(WordsFor({Layout::kFront, Layout::kArena}, LayoutName)))
+      ->transform(WordsFor({Layout::kFront, Layout::kArena}, LayoutName))
+      ->type_name("front|arena")
       ->default_str(LayoutName(Layout::kFront));
   command
       ->add_option("--alignment", alignment,
