@@ -219,7 +219,11 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     if (!blocks[i].fixed_offset) continue;
     solution.offsets[i] = *blocks[i].fixed_offset;
     if (Occupies(blocks[i])) insert(i);
-    solution.height = std::max(solution.height, *blocks[i].fixed_offset + blocks[i].size);
+    // An empty block reaches nothing, wherever it is fixed (the validator's
+    // rule, validator.h).
+    if (blocks[i].size > 0) {
+      solution.height = std::max(solution.height, *blocks[i].fixed_offset + blocks[i].size);
+    }
   }
   for (uint32_t i : order) {
     const Block& block = blocks[i];

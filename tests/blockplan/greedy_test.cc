@@ -49,6 +49,19 @@ TEST(GreedyPlacer, ABlockThatFitsNoGapGoesOnTopAligned) {
   EXPECT_EQ(solution.height, 31u);
 }
 
+// fuzz_plan's find: an empty block fixed high up (size 0 at 768) reaches
+// nothing, so it must not raise the arena the validator judges.
+TEST(GreedyPlacer, AnEmptyFixedBlockReachesNothing) {
+  BlockProblem problem;
+  problem.blocks = {Block{"empty", {0, 0}, 0, 768}, Block{"zero", {0, 5}, 0, 512},
+                    Free("x", 0, 5, 16)};
+  GreedyPlacer greedy(problem);
+  StepBudget budget(1000, std::nullopt);
+  BlockSolution solution = greedy.Place({2}, FitRule::kFirstFit, &budget);
+  EXPECT_EQ(solution.height, 16u);
+  EXPECT_TRUE(ValidateBlockSolution(problem, solution).ok());
+}
+
 TEST(OrderFreeBlocks, ListsEveryFreeBlockOnceLongLivedFirst) {
   BlockProblem problem;
   problem.blocks = {Free("small", 0, 2, 1), Block{"fixed", {0, 10}, 4, 0}, Free("big", 3, 5, 9),
