@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "rewriter/blockplan/lower_bound.h"
 #include "rewriter/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 
@@ -60,6 +61,7 @@ TEST(GreedyPlacer, AnEmptyFixedBlockReachesNothing) {
   BlockSolution solution = greedy.Place({2}, FitRule::kFirstFit, &budget);
   EXPECT_EQ(solution.height, 16u);
   EXPECT_TRUE(ValidateBlockSolution(problem, solution).ok());
+  EXPECT_EQ(BlockLowerBound(problem.blocks), 16u);  // nor the bound below it
 }
 
 TEST(OrderFreeBlocks, ListsEveryFreeBlockOnceLongLivedFirst) {
