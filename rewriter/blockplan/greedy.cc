@@ -219,16 +219,12 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     if (!blocks[i].fixed_offset) continue;
     solution.offsets[i] = *blocks[i].fixed_offset;
     if (Occupies(blocks[i])) insert(i);
-    // An empty block reaches nothing, wherever it is fixed (the validator's
-    // rule, validator.h).
-    if (blocks[i].size > 0) {
-      solution.height = std::max(solution.height, *blocks[i].fixed_offset + blocks[i].size);
-    }
+    solution.height = std::max(solution.height, ReachOf(blocks[i], *blocks[i].fixed_offset));
   }
   for (uint32_t i : order) {
     const Block& block = blocks[i];
     if (!Occupies(block)) {  // at offset 0 it conflicts with nothing
-      solution.height = std::max(solution.height, block.size);
+      solution.height = std::max(solution.height, ReachOf(block, 0));
       continue;
     }
     hits_.clear();
@@ -267,7 +263,7 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     }
     if (!found) chosen = cursor;  // the unbounded gap on top
     solution.offsets[i] = chosen;
-    solution.height = std::max(solution.height, chosen + block.size);
+    solution.height = std::max(solution.height, ReachOf(block, chosen));
     insert(i);
   }
   return solution;

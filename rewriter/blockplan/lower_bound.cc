@@ -19,9 +19,8 @@ Bytes BlockLowerBound(const std::vector<Block>& blocks) {
   Bytes highest_fixed_end = 0;
   Bytes largest = 0;
   for (const Block& block : blocks) {
-    // An empty block reaches nothing, wherever it is fixed (validator.h).
-    if (block.fixed_offset && block.size > 0)
-      highest_fixed_end = std::max(highest_fixed_end, *block.fixed_offset + block.size);
+    if (block.fixed_offset)
+      highest_fixed_end = std::max(highest_fixed_end, ReachOf(block, *block.fixed_offset));
     largest = std::max(largest, block.size);  // never-live blocks need room too
     if (block.size == 0 || block.lifespan.begin >= block.lifespan.end) continue;
     events.push_back({block.lifespan.begin, true, block.size});

@@ -54,6 +54,15 @@ struct Block {
   std::optional<Offset> fixed_offset;
 };
 
+/// How high `block` reaches when placed at `offset`: offset + size, and 0
+/// for an empty block, wherever it is (it occupies nothing). Every height the
+/// planner computes (greedy, search, windows, lower bound) is the largest of
+/// these; validator.h states the same rule on its own, as it shares no code
+/// with the planner.
+inline Bytes ReachOf(const Block& block, Offset offset) {
+  return block.size > 0 ? offset + block.size : 0;
+}
+
 /// A whole instance. Invariant (checked by the planner, reported as an error):
 /// fixed blocks never overlap each other while live.
 struct BlockProblem {

@@ -96,9 +96,7 @@ SearchOutcome CapacitySearch::Run(Bytes capacity, SearchPreorder preorder, uint6
   }
   for (uint32_t b = 0; b < n; ++b) solution->offsets[sweep_.free[b]] = found_[b];
   for (uint32_t i = 0; i < blocks.size(); ++i) {
-    if (blocks[i].size > 0) {
-      solution->height = std::max(solution->height, solution->offsets[i] + blocks[i].size);
-    }
+    solution->height = std::max(solution->height, ReachOf(blocks[i], solution->offsets[i]));
   }
   return SearchOutcome::kFound;
 }

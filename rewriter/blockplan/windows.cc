@@ -109,12 +109,12 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
     const Block& block = blocks[i];
     if (block.fixed_offset) {
       out.offsets[i] = *block.fixed_offset;
-      if (block.size > 0) out.height = std::max(out.height, *block.fixed_offset + block.size);
+      out.height = std::max(out.height, ReachOf(block, *block.fixed_offset));
       if (Occupies(block)) placed.push_back(i);
     } else if (Occupies(block)) {
       order.push_back(i);
     } else {
-      out.height = std::max(out.height, block.size);  // at 0, live with nothing
+      out.height = std::max(out.height, ReachOf(block, 0));  // at 0, live with nothing
     }
   }
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -194,7 +194,7 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
       if (k >= start) placed.push_back(i);
     }
   }
-  for (uint32_t i : order) out.height = std::max(out.height, out.offsets[i] + blocks[i].size);
+  for (uint32_t i : order) out.height = std::max(out.height, ReachOf(blocks[i], out.offsets[i]));
   return out;
 }
 
