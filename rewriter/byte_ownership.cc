@@ -197,9 +197,16 @@ class OwnershipWalker {
 
 void ByteOwnership::Add(uint64_t begin, uint64_t end, bool allocation, const char* what) {
   if (!keep_all_) {
-    // The first range ending past `begin` is the only one that can meet it.
-    auto it = std::partition_point(around_.begin(), around_.end(),
-                                   [&](const ByteRange& r) { return r.end <= begin; });
+    // The first range ending past `begin` is the only one that can meet it;
+    // it lies between the first ones ending past the starts of begin's
+    // bucket and of the next.
+    const uint64_t bucket = begin / kAroundBucket;
+    const bool indexed = bucket + 1 < around_index_.size();
+    const auto from = around_.begin() + (indexed ? around_index_[bucket] : around_index_.back());
+    const auto to =
+        indexed ? around_.begin() + std::min<size_t>(around_index_[bucket + 1] + 1, around_.size())
+                : around_.end();
+    auto it = std::partition_point(from, to, [&](const ByteRange& r) { return r.end <= begin; });
     if (it == around_.end() || it->begin >= end) return;
   }
   parts_.push_back({{begin, end}, allocation, what});
@@ -213,6 +220,15 @@ ByteOwnership ByteOwnership::MapAround(std::span<const uint8_t> program, const P
                                        std::vector<ByteRange> ranges) {
   ByteOwnership map;
   map.around_ = std::move(ranges);
+  // Buckets up to the program's end and one past it (a begin past them is
+  // searched from the last one on).
+  const uint64_t buckets = program.size() / kAroundBucket + 2;
+  map.around_index_.resize(static_cast<size_t>(buckets));
+  size_t first = 0;
+  for (uint64_t b = 0; b < buckets; ++b) {
+    while (first < map.around_.size() && map.around_[first].end <= b * kAroundBucket) ++first;
+    map.around_index_[static_cast<size_t>(b)] = static_cast<uint32_t>(first);
+  }
   map.keep_all_ = false;
   return Walk(program, layout, std::move(map));
 }

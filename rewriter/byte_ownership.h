@@ -77,6 +77,11 @@ class ByteOwnership {
   std::vector<Piece> pieces_;  // sorted, disjoint, every covered byte
   /// MapAround's ranges; Map keeps every part.
   std::vector<ByteRange> around_;
+  /// Per kAroundBucket bytes from 0: the index in around_ of the first range
+  /// ending past the bucket's start, so Add searches a bucket's few ranges,
+  /// not all of them (a part per 5 bytes, a range per tensor).
+  std::vector<uint32_t> around_index_;
+  static constexpr uint64_t kAroundBucket = 256;
   bool keep_all_ = true;
 
   // Map and MapAround: records the parts into `map` and cuts the pieces.

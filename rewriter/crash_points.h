@@ -8,7 +8,7 @@
 //   PTESHARE_TEST_CRASH_AT=after-journal         journal durable, file untouched
 //   PTESHARE_TEST_CRASH_AT=before-insert         (segments move) the same, gap not open
 //   PTESHARE_TEST_CRASH_AT=after-insert          gap open, nothing written into it
-//   PTESHARE_TEST_CRASH_AT=after-patch:K         K patch ranges written (K >= 1; with a
+//   PTESHARE_TEST_CRASH_AT=after-patch:K         K write runs written (write_runs.h; K >= 1; with a
 //                                                gap, highest first, the header last)
 //   PTESHARE_TEST_CRASH_AT=after-header-update   (segments move) every range written,
 //                                                the header too, not yet synced

@@ -1,5 +1,6 @@
 #include "rewriter/lifetimes.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -283,18 +284,24 @@ void JoinLiveOverlaps(const MethodView& method, const std::vector<LiveRange>& li
     // Tensors alike in bytes and life are one group whatever else holds
     // (a hostile file may have tens of thousands on one placement): join
     // them here, and look for overlaps among the distinct ones only, so the
-    // pairs stay few.
-    std::map<std::tuple<int64_t, int64_t, uint64_t, uint64_t>, const TensorValue*> distinct;
+    // pairs stay few. Sorted by (life, bytes), each run of equal keys is one
+    // group, looked at through its first member.
+    auto key = [&](const TensorValue* t) {
+      const LiveRange& r = live[t->value_index];
+      return std::make_tuple(r.first, r.last, t->placement.offset, t->placement.end());
+    };
+    std::vector<const TensorValue*> sorted = all;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](const TensorValue* a, const TensorValue* b) { return key(a) < key(b); });
     std::vector<const TensorValue*> tensors;
     std::vector<LiveRect> rects;
-    for (const TensorValue* t : all) {
-      const LiveRange& r = live[t->value_index];
-      auto [it, fresh] = distinct.emplace(
-          std::make_tuple(r.first, r.last, t->placement.offset, t->placement.end()), t);
-      if (!fresh) {
-        sets->Join(it->second->value_index, t->value_index);
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      const TensorValue* t = sorted[i];
+      if (i > 0 && key(sorted[i - 1]) == key(t)) {
+        sets->Join(tensors.back()->value_index, t->value_index);
         continue;
       }
+      const LiveRange& r = live[t->value_index];
       tensors.push_back(t);
       rects.push_back({r.first, r.last, t->placement.offset, t->placement.end()});
     }
@@ -323,8 +330,8 @@ std::vector<LiveRange> Moments(const MethodView& method, const std::vector<LiveR
 
 }  // namespace
 
-MethodLifetimes ComputeLifetimes(const MethodView& method,
-                                 const std::vector<uint32_t>& always_live) {
+MethodLifetimes ComputeLifetimes(const MethodView& method, const std::vector<uint32_t>& always_live,
+                                 LowerBound lower_bound) {
   MethodLifetimes out;
   const MethodEffects effects = ReadMethodEffects(method);
   const References refs = CollectReferences(effects, method.value_count);
@@ -370,7 +377,7 @@ MethodLifetimes ComputeLifetimes(const MethodView& method,
     g.end = std::max(g.end, t.placement.end());
   }
   out.moments = Moments(method, out.live, handover);
-  out.lower_bound = PeakLiveBytesPerArena(method, out);
+  if (lower_bound == LowerBound::kCompute) out.lower_bound = PeakLiveBytesPerArena(method, out);
   return out;
 }
 

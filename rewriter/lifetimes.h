@@ -95,7 +95,7 @@ struct MethodLifetimes {
   /// Indexed by memory_id - 1: the most bytes live at one moment, the union
   /// of the live tensors' input ranges (PeakLiveBytesPerArena with nothing
   /// left out). No plan that keeps each group rigid is smaller, and a valid
-  /// input arena is never smaller.
+  /// input arena is never smaller. Empty with LowerBound::kSkip.
   std::vector<uint64_t> lower_bound;
 
   /// Set when the method passes a work limit (a hostile program): why. The
@@ -114,10 +114,15 @@ struct MethodLifetimes {
 /// lifetimes say `too_complex`. Real programs need a tiny fraction of it.
 inline constexpr uint64_t kMaxContainmentWork = 200'000'000;
 
+/// Whether ComputeLifetimes fills `lower_bound`: the verifier needs only the
+/// groups and ranges, and the bound is a sweep over every tensor.
+enum class LowerBound { kCompute, kSkip };
+
 /// Lifetimes and alias groups of `method`. `always_live` lists value
 /// indices to keep live throughout (the shared buffers).
 MethodLifetimes ComputeLifetimes(const MethodView& method,
-                                 const std::vector<uint32_t>& always_live = {});
+                                 const std::vector<uint32_t>& always_live = {},
+                                 LowerBound lower_bound = LowerBound::kCompute);
 
 /// Per arena (memory_id - 1), the most bytes live at one moment over the
 /// planned non-empty tensors whose group is not `left_out` (indexed by

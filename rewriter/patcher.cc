@@ -30,7 +30,6 @@ constexpr uint64_t kMaxSegmentAlignment = 4096;
 struct TableUse {
   uint64_t reference_at = 0;  // file offset of Tensor.allocation_info's uoffset
   AllocationValue wanted;
-  std::string label;  // "method M, value V" for errors
 };
 
 // One AllocationDetails table and every Tensor that references it.
@@ -82,19 +81,19 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
     for (const TensorValue& tensor : method.tensors) {
       const fb::AllocationDetails* table = tensor.table ? tensor.table->allocation_info() : nullptr;
       if (table == nullptr) continue;
-      const std::string label = ValueLabel(method.name, tensor.value_index);
       TableUses& entry = tables[OffsetIn(file, table)];
       entry.table = table;
       entry.current = CurrentValue(*table);
       TableUse use{
           OffsetIn(file, AsTable(tensor.table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
-          entry.current, label};
+          entry.current};
       auto move = moves.find(tensor.value_index);
       if (move != moves.end()) {
         ++planned_seen;
         const Placement& before = move->second->before;
         if (before.memory_id != entry.current.memory_id || before.offset != entry.current.offset) {
-          return Error{label + ": the plan starts from arena " + std::to_string(before.memory_id) +
+          return Error{ValueLabel(method.name, tensor.value_index) +
+                       ": the plan starts from arena " + std::to_string(before.memory_id) +
                        " offset " + std::to_string(before.offset) + " but the file says arena " +
                        std::to_string(entry.current.memory_id) + " offset " +
                        std::to_string(entry.current.offset)};
@@ -282,11 +281,17 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& before = view.methods[method_plan.method_index];
     const MethodView& method = after->methods[method_plan.method_index];
-    std::map<uint32_t, Placement> wanted;
-    for (const TensorValue& t : before.tensors) wanted[t.value_index] = t.placement;
-    for (const TensorMove& move : method_plan.moves) wanted[move.value_index] = move.after;
-    for (const TensorValue& t : method.tensors) {
-      const Placement& w = wanted[t.value_index];
+    // By position in tensors: the same values before and after (checked above).
+    std::vector<Placement> wanted(before.tensors.size());
+    for (size_t i = 0; i < before.tensors.size(); ++i) wanted[i] = before.tensors[i].placement;
+    for (const TensorMove& move : method_plan.moves) {
+      if (const TensorValue* t = before.tensor(move.value_index)) {
+        wanted[static_cast<size_t>(t - before.tensors.data())] = move.after;
+      }
+    }
+    for (size_t i = 0; i < method.tensors.size(); ++i) {
+      const TensorValue& t = method.tensors[i];
+      const Placement& w = wanted[i];
       if (t.placement.memory_id != w.memory_id || t.placement.offset != w.offset) {
         return Error{"internal error: after patching, " + ValueLabel(method.name, t.value_index) +
                      " does not say its planned placement"};

@@ -287,7 +287,8 @@ class Checker {
   // in the input, at the same relative offset.
   void CheckLiveOverlaps(const MethodPlan& m) {
     const MethodView& in = view_.methods[m.method_index];
-    const MethodLifetimes lifetimes = ComputeLifetimes(in, SharedValues(in, shared_));
+    const MethodLifetimes lifetimes =
+        ComputeLifetimes(in, SharedValues(in, shared_), LowerBound::kSkip);
     if (!lifetimes.too_complex.empty()) {
       Fail(Invariant::kOverlapsKept,
            "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);

@@ -98,11 +98,13 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
   }
   if (const auto* values = plan.values()) {
     method.value_count = values->size();
+    method.tensor_at.assign(values->size(), MethodView::kNoTensor);
     for (uint32_t i = 0; i < values->size(); ++i) {
       const fb::Tensor* tensor = values->Get(i)->val_as_Tensor();
       if (tensor == nullptr) continue;
       Result<TensorValue> value = ReadTensor(method, i, *tensor);
       if (!value.ok()) return value.error();
+      method.tensor_at[i] = static_cast<uint32_t>(method.tensors.size());
       method.tensors.push_back(std::move(value).value());
     }
   }
@@ -147,11 +149,8 @@ const Arena* MethodView::arena(uint32_t memory_id) const {
 }
 
 const TensorValue* MethodView::tensor(uint32_t value_index) const {
-  // tensors are in value-index order: binary search.
-  auto it =
-      std::lower_bound(tensors.begin(), tensors.end(), value_index,
-                       [](const TensorValue& t, uint32_t index) { return t.value_index < index; });
-  return it != tensors.end() && it->value_index == value_index ? &*it : nullptr;
+  if (value_index >= tensor_at.size() || tensor_at[value_index] == kNoTensor) return nullptr;
+  return &tensors[tensor_at[value_index]];
 }
 
 const MethodView* ProgramView::method(std::string_view name) const {

@@ -84,6 +84,10 @@ struct MethodView {
   uint32_t instruction_count = 0;  // over all chains
   /// Every Tensor value, in value-index order.
   std::vector<TensorValue> tensors;
+  /// Per value index, the position of its tensor in `tensors`, or kNoTensor
+  /// (tensor() is asked for every instruction argument).
+  std::vector<uint32_t> tensor_at;
+  static constexpr uint32_t kNoTensor = UINT32_MAX;
   /// memory_id 1..n from non_const_buffer_sizes (entry 0 is reserved).
   std::vector<Arena> arenas;
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <ranges>
 
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
@@ -16,6 +17,7 @@
 #include "rewriter/journal.h"
 #include "rewriter/new_file.h"
 #include "rewriter/rewrite_check.h"
+#include "rewriter/write_runs.h"
 
 namespace pteshare {
 namespace fs = std::filesystem;
@@ -56,62 +58,35 @@ Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
                    });
 }
 
-Status WriteAll(int fd, const std::vector<ByteOverwrite>& writes, bool crash_points) {
-  for (size_t k = 0; k < writes.size(); ++k) {
-    Status written = WriteAt(fd, writes[k].offset, writes[k].bytes);
-    if (!written.ok()) return written;
-    if (crash_points) MaybeCrashAfterPatch(k + 1);
+// Reads what `fd` holds at an offset, zeros past its first `size` bytes
+// (what a file grown to hold a write has there before the write).
+ReadFileBytes ReadOrZeros(int fd, uint64_t size) {
+  return [fd, size](uint64_t offset, std::span<uint8_t> into) {
+    std::fill(into.begin(), into.end(), uint8_t{0});
+    if (offset >= size) return Status::Ok();
+    return ReadAt(fd, offset, into.first(std::min<uint64_t>(into.size(), size - offset)));
+  };
+}
+
+// Writes every run's new bytes, in the order given.
+template <typename Runs>
+Status WriteRuns(int fd, const Runs& runs, bool crash_points) {
+  size_t written = 0;
+  for (const WriteRun& run : runs) {
+    Status ok = WriteAt(fd, run.offset, run.after);
+    if (!ok.ok()) return ok;
+    if (crash_points) MaybeCrashAfterPatch(++written);
   }
   return Status::Ok();
 }
 
-// Writes `writes` in order, as few large writes as the copy allows: each
-// run of writes lying close together is read back from the file, patched in
-// memory and written once. A rewrite changes a few bytes of every tensor,
-// and one pwrite per field was most of a large rewrite's system time. Each
-// run reads what the earlier runs left, so the file ends with the bytes the
-// writes one by one would leave (bytes past its end read as the zeros a
-// write there would leave before it).
+// -o: the new file already holds the unchanged bytes at their places.
 Status WriteInRuns(int fd, const std::vector<ByteOverwrite>& writes) {
-  constexpr uint64_t kJoinedGap = uint64_t{64} << 10;  // read back rather than a new write
-  constexpr uint64_t kLongestRun = uint64_t{4} << 20;
-  struct stat file;
-  if (::fstat(fd, &file) != 0) return Error{std::string("fstat: ") + strerror(errno)};
-  const uint64_t file_size = static_cast<uint64_t>(file.st_size);
-  std::vector<uint8_t> run;
-  for (size_t first = 0; first < writes.size();) {
-    const uint64_t begin = writes[first].offset;
-    uint64_t end = writes[first].end();
-    size_t last = first + 1;
-    for (; last < writes.size(); ++last) {
-      const ByteOverwrite& w = writes[last];
-      if (w.offset < begin || w.offset > end + kJoinedGap ||
-          std::max(end, w.end()) - begin > kLongestRun) {
-        break;
-      }
-      end = std::max(end, w.end());
-    }
-    if (last == first + 1) {
-      Status written = WriteAt(fd, begin, writes[first].bytes);
-      if (!written.ok()) return written;
-      first = last;
-      continue;
-    }
-    run.assign(end - begin, 0);
-    if (begin < file_size) {
-      const uint64_t stored = std::min(end, file_size) - begin;
-      Status read = ReadAt(fd, begin, std::span<uint8_t>(run.data(), stored));
-      if (!read.ok()) return read;
-    }
-    for (size_t k = first; k < last; ++k) {
-      std::copy(writes[k].bytes.begin(), writes[k].bytes.end(),
-                run.begin() + static_cast<ptrdiff_t>(writes[k].offset - begin));
-    }
-    Status written = WriteAt(fd, begin, run);
-    if (!written.ok()) return written;
-    first = last;
-  }
-  return Status::Ok();
+  Result<uint64_t> size = FileSize(fd);
+  if (!size.ok()) return size.error();
+  Result<std::vector<WriteRun>> runs = JoinIntoRuns(writes, ReadOrZeros(fd, *size));
+  if (!runs.ok()) return runs.error();
+  return WriteRuns(fd, *runs, /*crash_points=*/false);
 }
 
 Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const Plan& plan) {
@@ -136,29 +111,28 @@ Status WriteCopyTo(int source_fd, const PteLayout& before, const PatchSet& patch
   return WriteNewFile(out, source_fd, steps);
 }
 
-// The journal: old and new bytes of every write, before any write happens.
-// With a gap, the old bytes are those the file holds once the gap is open.
-Result<Journal> RecordJournal(int fd, const PatchSet& patch,
-                              const std::vector<ByteOverwrite>& writes,
-                              const std::optional<FileGap>& gap) {
+// The journal: old and new bytes of every write, before any write happens,
+// the old bytes taken from the runs' reads. With a gap, the old bytes are
+// those the file holds once the gap is open; without, only those inside the
+// old file.
+Journal RecordJournal(const PatchSet& patch, const std::vector<ByteOverwrite>& writes,
+                      const std::vector<WriteRun>& runs, const std::optional<FileGap>& gap) {
   Journal journal;
   journal.old_file_size = patch.old_file_size;
   journal.new_file_size = patch.new_file_size;
   journal.gap = gap;
-  for (const ByteOverwrite& w : writes) {
-    JournalRange range;
-    range.offset = w.offset;
-    range.new_bytes = w.bytes;
-    if (gap) {
-      range.old_bytes.resize(w.bytes.size());
-      Status read = ReadAsIfOpen(fd, *gap, w.offset, range.old_bytes);
-      if (!read.ok()) return read.error();
-    } else if (w.offset < patch.old_file_size) {
-      range.old_bytes.resize(std::min<uint64_t>(w.bytes.size(), patch.old_file_size - w.offset));
-      Status read = ReadAt(fd, w.offset, range.old_bytes);
-      if (!read.ok()) return read.error();
+  for (const WriteRun& run : runs) {
+    for (size_t k = run.first_write; k < run.end_write; ++k) {
+      const ByteOverwrite& w = writes[k];
+      std::span<const uint8_t> before = BytesBefore(run, w);
+      if (!gap) {
+        before =
+            w.offset < patch.old_file_size
+                ? before.first(std::min<uint64_t>(before.size(), patch.old_file_size - w.offset))
+                : before.first(0);
+      }
+      journal.ranges.push_back({w.offset, {before.begin(), before.end()}, w.bytes});
     }
-    journal.ranges.push_back(std::move(range));
   }
   return journal;
 }
@@ -191,9 +165,15 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       gap ? WritesAroundGap(fd, patch, *gap)
           : Result<std::vector<ByteOverwrite>>(patch.AllWrites());
   if (!writes.ok()) return writes.error();
-  Result<Journal> journal = RecordJournal(fd, patch, *writes, gap);
-  if (!journal.ok()) return journal.error();
-  Status ok = WriteJournalDurably(file, *journal, patch.old_program_size);
+  const ReadFileBytes read_before =
+      gap ? ReadFileBytes([fd, &gap](uint64_t offset, std::span<uint8_t> into) {
+        return ReadAsIfOpen(fd, *gap, offset, into);
+      })
+          : ReadOrZeros(fd, patch.old_file_size);
+  Result<std::vector<WriteRun>> runs = JoinIntoRuns(*writes, read_before);
+  if (!runs.ok()) return runs.error();
+  const Journal journal = RecordJournal(patch, *writes, *runs, gap);
+  Status ok = WriteJournalDurably(file, journal, patch.old_program_size);
   if (!ok.ok()) return ok;
   Say(options, false, "journal " + JournalPath(file).string() + " written");
   MaybeCrashAt("after-journal");
@@ -219,19 +199,18 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       MaybeCrashAt("after-insert");
       // Highest first, so the header (program_size, segment_base_offset)
       // is the last write.
-      std::vector<ByteOverwrite> descending(writes->rbegin(), writes->rend());
-      ok = WriteAll(fd, descending, /*crash_points=*/true);
+      ok = WriteRuns(fd, std::views::reverse(*runs), /*crash_points=*/true);
       if (ok.ok()) MaybeCrashAt("after-header-update");
     }
   } else {
     // Grow first (zeros), so the size is always the old or the new one.
     if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
-    if (ok.ok()) ok = WriteAll(fd, *writes, /*crash_points=*/true);
+    if (ok.ok()) ok = WriteRuns(fd, *runs, /*crash_points=*/true);
   }
   if (ok.ok()) ok = SyncFile(fd);
   if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
   if (!ok.ok()) {
-    Status rolled_back = RollBack(fd, *journal);
+    Status rolled_back = RollBack(fd, journal);
     if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file);
     if (!rolled_back.ok()) {
       return Error{ok.error().message + "; rolling back failed too (" +
@@ -240,7 +219,9 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
     }
     return Error{"refusing to finish, the file was rolled back: " + ok.error().message};
   }
-  Say(options, false, std::to_string(writes->size()) + " ranges written and synced");
+  Say(options, false,
+      std::to_string(writes->size()) + " ranges written in " + std::to_string(runs->size()) +
+          " writes and synced");
   MaybeCrashAt("before-journal-delete");
   return RemoveJournalDurably(file);
 }

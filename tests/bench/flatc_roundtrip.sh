@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a user would do by hand without pteshare: dump the program to JSON
 # with flatc, (edit the offsets,) and compile it back, timed against
-# `pteshare rewrite --share-auto -o` on the same pte-synth programs. Nothing
+# `pteshare rewrite --share-auto`, `-o` and `--in-place` (on a fresh copy of
+# the input each run, the copy not timed), on the same pte-synth programs. Nothing
 # is edited, so the round trip is a lower bound on the manual way; and it is
 # not even a correct rewrite: flatc writes only the flatbuffer, so the
 # extended header (eh00) and every segment (weights, initial state) are
@@ -11,7 +12,9 @@
 # copy every segment byte to the new file and fsync it before the file may
 # stand, which flatc never does; that floor is timed on its own as `dd
 # conv=fsync` of the same file (copy and fsync, nothing else), and depends
-# on the disk, where the CPU ratio does not.
+# on the disk, where the CPU ratio does not. In place reads and writes only
+# the flatbuffer (the segments stay, or a gap opens under them), but it
+# fsyncs its journal, the file and the folder, which flatc never does.
 #
 # Usage: tests/bench/flatc_roundtrip.sh [BUILD_DIR] (default build-bench)
 #        REPS=N (default 5): runs per command; the median is reported.
@@ -64,14 +67,26 @@ median_ms() {
   echo "$(awk '{ print $1 }' <<<"$runs" | median) $(awk '{ print $2 }' <<<"$runs" | median)"
 }
 
+# As median_ms for `pteshare rewrite COPY --in-place "$@"`, COPY made
+# afresh from $PTE before each run (not timed).
+median_in_place_ms() {
+  local i runs
+  runs=$(for ((i = 0; i < REPS; i++)); do
+    cp "$PTE" "$WORK/in_place.pte"
+    measure "$BUILD/tools/pteshare" rewrite "$WORK/in_place.pte" --in-place "$@"
+  done)
+  echo "$(awk '{ print $1 }' <<<"$runs" | median) $(awk '{ print $2 }' <<<"$runs" | median)"
+}
+
 # Bytes 8..11 of a .pte: "eh00" when the extended header is there.
 header_magic() { dd if="$1" bs=1 skip=8 count=4 2>/dev/null | tr -c '[:print:]' '.'; }
 
 echo "flatc $(flatc --version | awk '{print $3}'), median of $REPS runs, ms (wall, and CPU = user + sys)"
-printf '| layers | .pte bytes | flatc round trip wall | rewrite -o wall | ratio | flatc round trip CPU | rewrite -o CPU | CPU ratio | copy + fsync wall | round-trip bytes | eh00 kept |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n'
+printf '| layers | .pte bytes | flatc wall | rewrite -o wall | ratio | in place wall | ratio | flatc CPU | rewrite -o CPU | ratio | in place CPU | ratio | copy + fsync wall | round-trip bytes | eh00 kept |\n'
+printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n'
 for n in $LAYERS; do
   pte=$WORK/llm$n.pte
+  PTE=$pte
   "$BUILD/tools/pte-synth" llm --layers "$n" -o "$pte" >/dev/null
   # The user's dump, then the compile back of that same dump.
   read -r json_wall json_cpu < <(median_ms flatc --json --raw-binary --strict-json --defaults-json \
@@ -83,13 +98,16 @@ for n in $LAYERS; do
   back=$WORK/bin/llm$n.pte
   read -r rewrite_wall rewrite_cpu < <(median_ms "$BUILD/tools/pteshare" rewrite "$pte" \
     --share-auto -o "$WORK/shared$n.pte")
+  read -r in_place_wall in_place_cpu < <(median_in_place_ms --share-auto)
   read -r copy_wall copy_cpu < <(median_ms dd if="$pte" of="$WORK/copy$n.pte" bs=4M conv=fsync)
   kept=no
   [[ $(header_magic "$back") == eh00 ]] && kept=yes
   awk -v n="$n" -v size="$(stat -c %s "$pte")" -v jw="$json_wall" -v bw="$bin_wall" \
     -v rw="$rewrite_wall" -v jc="$json_cpu" -v bc="$bin_cpu" -v rc="$rewrite_cpu" \
+    -v iw="$in_place_wall" -v ic="$in_place_cpu" \
     -v cw="$copy_wall" -v back="$(stat -c %s "$back")" -v kept="$kept" 'BEGIN {
-      printf "| %d | %d | %.1f | %.1f | %.1fx | %.1f | %.1f | %.1fx | %.1f | %d | %s |\n",
-             n, size, jw + bw, rw, (jw + bw) / rw, jc + bc, rc, (jc + bc) / rc, cw, back, kept }'
-  rm -f "$WORK/llm$n.json" "$back" "$WORK/shared$n.pte" "$WORK/copy$n.pte" "$pte"
+      printf "| %d | %d | %.1f | %.1f | %.1fx | %.1f | %.1fx | %.1f | %.1f | %.1fx | %.1f | %.1fx | %.1f | %d | %s |\n",
+             n, size, jw + bw, rw, (jw + bw) / rw, iw, (jw + bw) / iw,
+             jc + bc, rc, (jc + bc) / rc, ic, (jc + bc) / ic, cw, back, kept }'
+  rm -f "$WORK/llm$n.json" "$back" "$WORK/shared$n.pte" "$WORK/copy$n.pte" "$WORK/in_place.pte" "$pte"
 done

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
+#if defined(__GLIBC__)  // defined by <cstdio> on glibc
+#include <malloc.h>
+#endif
 
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
@@ -19,8 +22,27 @@ constexpr AddCommand kCommands[] = {AddInspect, AddPlan, AddRewrite, AddVerify, 
 }  // namespace
 }  // namespace pteshare::cli
 
+namespace {
+
+// A command runs once and exits, and a large program's planning allocates
+// and frees many buffers of a few MiB (lifetimes, groups, the patched
+// copy). By default glibc hands each back to the kernel (munmap, trim) and
+// the next one faults its pages in again: on a 512-layer rewrite that was a
+// third of the page faults and about a tenth of the CPU time. Keeping freed
+// memory for reuse costs nothing the peak did not already take.
+void KeepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace pteshare::cli;
+  KeepFreedMemoryForReuse();
   CLI::App app{
       "pteshare: make the methods of a compiled ExecuTorch program (.pte) share mutable\n"
       "state (KV caches and other named buffers) at identical arena offsets, without\n"
