@@ -75,8 +75,11 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
   std::map<uint64_t, TableUses> tables;
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
-    std::map<uint32_t, const TensorMove*> moves;
-    for (const TensorMove& move : method_plan.moves) moves[move.value_index] = &move;
+    // Per value index, its move (the last one wins, as a map's would).
+    std::vector<const TensorMove*> moves(method.value_count, nullptr);
+    for (const TensorMove& move : method_plan.moves) {
+      if (move.value_index < moves.size()) moves[move.value_index] = &move;
+    }
     size_t planned_seen = 0;
     for (const TensorValue& tensor : method.tensors) {
       const fb::AllocationDetails* table = tensor.table ? tensor.table->allocation_info() : nullptr;
@@ -87,10 +90,9 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
       TableUse use{
           OffsetIn(file, AsTable(tensor.table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
           entry.current};
-      auto move = moves.find(tensor.value_index);
-      if (move != moves.end()) {
+      if (const TensorMove* move = moves[tensor.value_index]) {
         ++planned_seen;
-        const Placement& before = move->second->before;
+        const Placement& before = move->before;
         if (before.memory_id != entry.current.memory_id || before.offset != entry.current.offset) {
           return Error{ValueLabel(method.name, tensor.value_index) +
                        ": the plan starts from arena " + std::to_string(before.memory_id) +
@@ -98,7 +100,7 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
                        std::to_string(entry.current.memory_id) + " offset " +
                        std::to_string(entry.current.offset)};
         }
-        use.wanted = {move->second->after.memory_id, move->second->after.offset};
+        use.wanted = {move->after.memory_id, move->after.offset};
       }
       entry.uses.push_back(std::move(use));
     }
