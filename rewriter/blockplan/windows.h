@@ -22,11 +22,12 @@
 // the arena ends at what the hardest window needed, and windows after it
 // keep to that.
 //
-// Work: every probe is one run of each plain preorder with a number of steps
-// fixed by how many blocks it searches, and nothing reads the budget's size. The search either
-// finishes within the budget or gives up (the planner keeps the greedy placement): a larger budget
-// runs the same probes and finishes at least as often, so it never gives a larger arena. Everything
-// is counted in steps, never time.
+// Work: every probe is one run of each plain preorder with a number of
+// steps fixed by how many blocks it searches, and nothing reads the
+// budget's size. The search either finishes within the budget or gives up
+// (the planner keeps the greedy placement): a larger budget runs the same
+// probes and finishes at least as often, so it never gives a larger arena.
+// Everything is counted in steps, never time.
 #pragma once
 
 #include <cstddef>
