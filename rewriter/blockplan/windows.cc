@@ -197,7 +197,7 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
     if (budget->exhausted()) return std::nullopt;
     if (!fits) {
       build(start);
-      kept = std::move(greedy);
+      kept = std::move(*greedy);  // set: the budget lasted
       kept_first = start;
     }
     capacity = std::max(capacity, kept->height);
