@@ -54,9 +54,10 @@ struct ReplanOptions {
   /// The search stops earlier when it reaches the lower bound.
   static constexpr uint64_t kDefaultMaxSteps = 20'000'000;
   static constexpr size_t kDefaultLargeArenaBlocks = 2000;
-  /// Residual chains need 2,600 to 7,000 steps a block in the windowed
-  /// search (docs/design.md); 50k blocks: 400 M steps, about 2 s of plan.
-  static constexpr uint64_t kDefaultStepsPerBlock = 8000;
+  /// Residual chains need 2,700 to 14,700 steps a block in the windowed
+  /// search (docs/design.md: 73 M at 5k blocks, 133 M at 50k); the search
+  /// gives up (greedy stays) if the budget runs out, so leave room.
+  static constexpr uint64_t kDefaultStepsPerBlock = 20000;
 };
 
 /// One arena of one method after replanning.

@@ -175,6 +175,17 @@ TimeValue LongLength(const BlockProblem& problem) {
   return first < last ? std::max<TimeValue>(1, (last - first) / 32) : 1;
 }
 
+/// The lifespans of the blocks shorter than `long_length` (all when 0); the
+/// others empty, so the short index never scans them.
+std::vector<Lifespan> ShortLifespans(const BlockProblem& problem, TimeValue long_length) {
+  std::vector<Lifespan> spans = Lifespans(problem);
+  if (long_length == 0) return spans;
+  for (Lifespan& span : spans) {
+    if (span.end - span.begin >= long_length) span = Lifespan{};
+  }
+  return spans;
+}
+
 bool AnyLong(const BlockProblem& problem, TimeValue long_length) {
   return std::any_of(problem.blocks.begin(), problem.blocks.end(), [&](const Block& block) {
     return Occupies(block) && block.lifespan.end - block.lifespan.begin >= long_length;
@@ -187,7 +198,7 @@ GreedyPlacer::GreedyPlacer(const BlockProblem& problem)
     : problem_(problem),
       long_length_(LongLength(problem)),
       any_long_(AnyLong(problem, long_length_)),
-      short_(Lifespans(problem)),
+      short_(ShortLifespans(problem, any_long_ ? long_length_ : 0)),
       long_index_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}),
       long_(any_long_ ? Lifespans(problem) : std::vector<Lifespan>{}) {}
 
@@ -212,7 +223,7 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
       long_index_.Insert(i);
       long_.Insert(block.lifespan, solution.offsets[i], solution.offsets[i] + block.size);
     } else {
-      short_.Insert(i);
+      short_.Insert(i, solution.offsets[i], solution.offsets[i] + block.size);
     }
   };
   for (uint32_t i = 0; i < blocks.size(); ++i) {
@@ -232,7 +243,7 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
     // Short placed blocks one by one; long ones as the merged ranges of
     // those covering the query's first or last instant, plus (only a long
     // query can have any) those strictly inside it.
-    short_.FindOverlapping(block.lifespan, &hits_);
+    short_.AppendOverlapping(block.lifespan, &occupied_);
     if (any_long_) {
       long_.AppendCovering(block.lifespan, &occupied_);
       if (IsLong(block)) long_index_.FindInside(block.lifespan, &hits_);

@@ -4,8 +4,9 @@
 // the capacity search as its start.
 //
 // Cost: a short block looks at the short placed blocks live with it one by
-// one and at the long-lived ones as merged ranges (long_lived.h), so a
-// pass is O(n log n + short overlaps + ranges) rather than O(all overlaps):
+// one (short_lived.h) and at the long-lived ones as merged ranges
+// (long_lived.h), so a pass is O(n log n + short overlaps + ranges) rather
+// than O(all overlaps):
 // a thousand caches live throughout no longer cost a thousand per block.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "rewriter/blockplan/interval_index.h"
 #include "rewriter/blockplan/long_lived.h"
 #include "rewriter/blockplan/problem.h"
+#include "rewriter/blockplan/short_lived.h"
 #include "rewriter/blockplan/step_budget.h"
 
 namespace pteshare {
@@ -62,7 +64,7 @@ class GreedyPlacer {
   TimeValue long_length_ = 0;
   bool any_long_ = false;
   /// Placed short blocks, listed one by one for every query.
-  PlacedBlockIndex short_;
+  ShortLivedOccupancy short_;
   /// Placed long blocks, listed only when strictly inside a (long) query:
   /// the others live with a query cover its first or last instant.
   PlacedBlockIndex long_index_;

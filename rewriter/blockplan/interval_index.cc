@@ -6,7 +6,6 @@
 
 namespace pteshare {
 namespace {
-constexpr TimeValue kNone = std::numeric_limits<TimeValue>::min();
 constexpr TimeValue kNoneMin = std::numeric_limits<TimeValue>::max();
 }  // namespace
 
@@ -25,35 +24,18 @@ PlacedBlockIndex::PlacedBlockIndex(const std::vector<Lifespan>& lifespans) {
   }
   for (size_t i = 0; i < n; ++i) ends_[i] = lifespans[i].end;
   while (leaves_ < n) leaves_ *= 2;
-  max_end_.assign(2 * leaves_, kNone);
   min_end_.assign(2 * leaves_, kNoneMin);
 }
 
 void PlacedBlockIndex::Insert(uint32_t block) {
   size_t node = leaves_ + position_[block];
-  max_end_[node] = ends_[block];
   min_end_[node] = ends_[block];
   for (node /= 2; node >= 1; node /= 2) {
-    max_end_[node] = std::max(max_end_[2 * node], max_end_[2 * node + 1]);
     min_end_[node] = std::min(min_end_[2 * node], min_end_[2 * node + 1]);
   }
 }
 
-void PlacedBlockIndex::Clear() {
-  std::fill(max_end_.begin(), max_end_.end(), kNone);
-  std::fill(min_end_.begin(), min_end_.end(), kNoneMin);
-}
-
-void PlacedBlockIndex::FindOverlapping(const Lifespan& span, std::vector<uint32_t>* out) const {
-  if (span.begin >= span.end) return;
-  // Candidates begin before span.end: a prefix of the sorted order. Among
-  // them, those ending after span.begin overlap.
-  size_t prefix =
-      static_cast<size_t>(std::lower_bound(sorted_begins_.begin(), sorted_begins_.end(), span.end) -
-                          sorted_begins_.begin());
-  if (prefix == 0) return;
-  Collect(1, 0, leaves_, prefix, span.begin, out);
-}
+void PlacedBlockIndex::Clear() { std::fill(min_end_.begin(), min_end_.end(), kNoneMin); }
 
 void PlacedBlockIndex::FindInside(const Lifespan& span, std::vector<uint32_t>* out) const {
   if (span.begin >= span.end) return;
@@ -80,18 +62,6 @@ void PlacedBlockIndex::CollectInside(size_t node, size_t node_lo, size_t node_hi
   size_t mid = node_lo + (node_hi - node_lo) / 2;
   CollectInside(2 * node, node_lo, mid, lo, hi, before, out);
   CollectInside(2 * node + 1, mid, node_hi, lo, hi, before, out);
-}
-
-void PlacedBlockIndex::Collect(size_t node, size_t node_lo, size_t node_hi, size_t prefix,
-                               TimeValue after, std::vector<uint32_t>* out) const {
-  if (node_lo >= prefix || max_end_[node] <= after) return;
-  if (node >= leaves_) {
-    out->push_back(by_begin_[node - leaves_]);
-    return;
-  }
-  size_t mid = node_lo + (node_hi - node_lo) / 2;
-  Collect(2 * node, node_lo, mid, prefix, after, out);
-  Collect(2 * node + 1, mid, node_hi, prefix, after, out);
 }
 
 }  // namespace pteshare

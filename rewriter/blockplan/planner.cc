@@ -223,23 +223,35 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
   BlockPlan plan;
   plan.lower_bound = BlockLowerBound(problem.blocks);
 
-  // 1. Greedy passes. They always run in full (cheap, and the fallback).
+  // 1. Greedy passes: the fallback, and where the whole problem is
+  // searched, its first upper bound. They always run in full, but past
+  // kMaxWholeSearchBlocks (searched in windows only) they are most of the
+  // plan's time (12 passes over a 50k-block chain: about 1 s) and the
+  // windowed search is far below them, so there the first order runs, then
+  // the windows, and the other orders only when the windows missed the
+  // lower bound (nothing can beat it). The windowed result does not depend
+  // on the budget, so more steps still never give a larger arena.
   GreedyPlacer greedy(problem);
   auto consider = [&](BlockSolution candidate) {
     if (plan.solution.offsets.empty() || candidate.height < plan.solution.height) {
       plan.solution = std::move(candidate);
     }
   };
-  for (BlockOrder order : kAllBlockOrders) {
-    if (!plan.solution.offsets.empty() && plan.solution.height == plan.lower_bound) break;
-    std::vector<uint32_t> blocks = OrderFreeBlocks(problem, order);
-    consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
-    consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
-  }
+  auto greedy_orders = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      if (!plan.solution.offsets.empty() && plan.solution.height == plan.lower_bound) break;
+      std::vector<uint32_t> blocks = OrderFreeBlocks(problem, kAllBlockOrders[k]);
+      consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
+      consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
+    }
+  };
+  const bool windows_only = problem.blocks.size() > kMaxWholeSearchBlocks;
+  constexpr size_t kOrders = std::size(kAllBlockOrders);
+  greedy_orders(0, windows_only ? 1 : kOrders);
   // Random orders only where the whole problem is searched: on larger ones
   // the windowed search improves on them for less than their cost.
   std::mt19937_64 random(options.seed);
-  const int random_orders = problem.blocks.size() > kMaxWholeSearchBlocks ? 0 : kRandomOrders;
+  const int random_orders = windows_only ? 0 : kRandomOrders;
   for (int i = 0; i < random_orders && plan.solution.height > plan.lower_bound; ++i) {
     consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
   }
@@ -257,6 +269,7 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
         SearchInWindows(problem, plan.lower_bound, WindowedSearchOptions{}, &budget);
     if (windowed) consider(std::move(*windowed));
   }
+  if (windows_only) greedy_orders(1, kOrders);
   if (plan.solution.height > proven_low && !budget.exhausted() &&
       problem.blocks.size() <= kMaxWholeSearchBlocks) {
     CapacitySearch search(problem);

@@ -20,9 +20,9 @@ bool Occupies(const Block& block) {
 /// A probe is one run of each plain preorder.
 constexpr uint64_t kPlainRuns = std::size(kAllSearchPreorders);
 /// A window that misses the running capacity tries it raised by a 512th of
-/// the lower bound, then twice, four and eight times that (up to +1.6%).
+/// the lower bound, then twice, four times that... while below what a
+/// greedy placement of the window reaches.
 constexpr Bytes kFirstRaiseDivisor = 512;
-constexpr int kRaises = 4;
 
 /// The small problem of one window: the blocks already placed that are live
 /// in the window's time span become fixed blocks (clipped to that span, and
@@ -125,9 +125,6 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
   const size_t back_blocks = options.backtrack_windows * window;
   const size_t windows = (order.size() + window - 1) / window;
   const Bytes first_raise = std::max<Bytes>(problem.alignment, lower_bound / kFirstRaiseDivisor);
-  ProbeSchedule schedule;
-  schedule.first_run_steps = std::max<uint64_t>(options.probe_steps / kPlainRuns, 1);
-  schedule.shuffled_runs = false;
   std::vector<uint32_t> freed(blocks.size(), 0);
   uint32_t stamp = 0;
   Bytes capacity = lower_bound;
@@ -155,12 +152,19 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
       sub = MakeWindowProblem(problem, obstacles, out.offsets, order.data() + first,
                               order.data() + search_end);
     };
-    auto search_from = [&](size_t first, Bytes cap) {
+    auto search_from = [&](size_t first, Bytes cap) -> bool {
       build(first);
       CapacitySearch search(sub.problem);
       BlockSolution found;
-      if (ProbeCapacity(search, cap, schedule, options.probe_steps, budget, &found) !=
-          SearchOutcome::kFound) {
+      // Steps in proportion to the blocks searched: a probe with three
+      // windows freed again has four windows' work to do (at a window's
+      // steps it missed where it could fit, and greedy took over).
+      const uint64_t steps = std::max<uint64_t>(
+          options.probe_steps * (search_end - first) / (window + lookahead), kPlainRuns);
+      ProbeSchedule schedule;
+      schedule.first_run_steps = steps / kPlainRuns;
+      schedule.shuffled_runs = false;
+      if (ProbeCapacity(search, cap, schedule, steps, budget, &found) != SearchOutcome::kFound) {
         return false;
       }
       kept = std::move(found);
@@ -168,8 +172,7 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
       return true;
     };
     // The running capacity; on a miss the earlier windows' placements may
-    // be what is in the way, so they are freed too; then a little more room,
-    // doubling, each way.
+    // be what is in the way, so they are freed too, one more at a time.
     build(start);
     capacity = std::max(capacity, BlockLowerBound(sub.problem.blocks));
     bool fits = search_from(start, capacity);
@@ -177,14 +180,24 @@ std::optional<BlockSolution> SearchInWindows(const BlockProblem& problem, Bytes 
       first -= std::min(first - earliest, window);
       fits = search_from(first, capacity);
     }
-    for (int raise = 0; !fits && raise < kRaises && !budget->exhausted(); ++raise) {
-      const Bytes cap = capacity + (first_raise << raise);
+    // Then more room, doubling, alone and with the windows before freed,
+    // but only below the height a greedy placement of the window reaches: a
+    // fit under a larger capacity may use all of it, and the running
+    // capacity would rise past what greedy needed.
+    std::optional<BlockSolution> greedy;
+    if (!fits && !budget->exhausted()) {
+      build(start);
+      greedy = GreedyWindow(sub.problem, budget);
+    }
+    for (Bytes raise = first_raise;
+         !fits && !budget->exhausted() && capacity + raise < greedy->height; raise *= 2) {
+      const Bytes cap = capacity + raise;
       fits = search_from(start, cap) || (earliest < start && search_from(earliest, cap));
     }
     if (budget->exhausted()) return std::nullopt;
     if (!fits) {
       build(start);
-      kept = GreedyWindow(sub.problem, budget);
+      kept = std::move(*greedy);  // set: the budget lasted
       kept_first = start;
     }
     capacity = std::max(capacity, kept->height);
