@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <ranges>
 
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
@@ -68,11 +67,12 @@ ReadFileBytes ReadOrZeros(int fd, uint64_t size) {
   };
 }
 
-// Writes every run's new bytes, in the order given.
-template <typename Runs>
-Status WriteRuns(int fd, const Runs& runs, bool crash_points) {
+// Writes the new bytes of the runs [first, last), in that order.
+template <typename RunIterator>
+Status WriteRuns(int fd, RunIterator first, RunIterator last, bool crash_points) {
   size_t written = 0;
-  for (const WriteRun& run : runs) {
+  for (; first != last; ++first) {
+    const WriteRun& run = *first;
     Status ok = WriteAt(fd, run.offset, run.after);
     if (!ok.ok()) return ok;
     if (crash_points) MaybeCrashAfterPatch(++written);
@@ -86,7 +86,7 @@ Status WriteInRuns(int fd, const std::vector<ByteOverwrite>& writes) {
   if (!size.ok()) return size.error();
   Result<std::vector<WriteRun>> runs = JoinIntoRuns(writes, ReadOrZeros(fd, *size));
   if (!runs.ok()) return runs.error();
-  return WriteRuns(fd, *runs, /*crash_points=*/false);
+  return WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/false);
 }
 
 Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const Plan& plan) {
@@ -199,13 +199,13 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       MaybeCrashAt("after-insert");
       // Highest first, so the header (program_size, segment_base_offset)
       // is the last write.
-      ok = WriteRuns(fd, std::views::reverse(*runs), /*crash_points=*/true);
+      ok = WriteRuns(fd, runs->rbegin(), runs->rend(), /*crash_points=*/true);
       if (ok.ok()) MaybeCrashAt("after-header-update");
     }
   } else {
     // Grow first (zeros), so the size is always the old or the new one.
     if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
-    if (ok.ok()) ok = WriteRuns(fd, *runs, /*crash_points=*/true);
+    if (ok.ok()) ok = WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/true);
   }
   if (ok.ok()) ok = SyncFile(fd);
   if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
