@@ -219,9 +219,12 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
     }
     return Error{"refusing to finish, the file was rolled back: " + ok.error().message};
   }
+  auto count = [](size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
   Say(options, false,
-      std::to_string(writes->size()) + " ranges written in " + std::to_string(runs->size()) +
-          " writes and synced");
+      count(writes->size(), "range", "ranges") + " written in " +
+          count(runs->size(), "write", "writes") + " and synced");
   MaybeCrashAt("before-journal-delete");
   return RemoveJournalDurably(file);
 }
