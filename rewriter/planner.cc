@@ -98,13 +98,32 @@ struct ArenaChoice {
   std::optional<std::string> miss;
 };
 
+// Whether relocate leaves arena `i` as the input has it: the input has the
+// arena (--layout arena adds some), no tensor in it moves and its size stays.
+bool RelocateKeepsArena(const MethodPlan& relocated, size_t i) {
+  if (i >= relocated.arena_sizes_before.size() ||
+      relocated.arena_sizes_after[i] != relocated.arena_sizes_before[i]) {
+    return false;
+  }
+  const uint32_t memory_id = static_cast<uint32_t>(i + 1);
+  return std::none_of(relocated.moves.begin(), relocated.moves.end(), [&](const TensorMove& m) {
+    return m.before.memory_id == memory_id && (m.moved() || m.after.memory_id != memory_id);
+  });
+}
+
 ArenaChoice ChooseArena(Strategy strategy, const PlanOptions& options, const MethodPlan& relocated,
                         const ArenaReplan* replanned, const std::string& method, size_t i) {
   const uint64_t r = relocated.arena_sizes_after[i];
   const bool can_replan = strategy != Strategy::kRelocate && replanned && replanned->replanned;
   const uint64_t p = can_replan ? replanned->size : 0;
   ArenaChoice choice;
-  choice.replan = can_replan && (strategy == Strategy::kReplan ? p <= r : p < r);
+  // replan takes its own layout at equal size too, except over an arena
+  // that already is a plan that good (relocate keeps it as it is): the
+  // search may find another layout of the same size from other input
+  // offsets, and a second rewrite of its own output must change nothing
+  // (I7). best keeps relocate's at equal size anyway.
+  const bool replan_on_ties = strategy == Strategy::kReplan && !RelocateKeepsArena(relocated, i);
+  choice.replan = can_replan && (replan_on_ties ? p <= r : p < r);
   auto limit = options.arena_limits.find(static_cast<uint32_t>(i + 1));
   if (limit == options.arena_limits.end()) return choice;
   const uint64_t bytes = limit->second;

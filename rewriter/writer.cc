@@ -41,7 +41,7 @@ Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
   Status head = CopyRange(source, 0, temp, 0, patch.old_program_size);
   if (!head.ok()) return head;
   const uint64_t segment_bytes = patch.old_file_size - patch.old_segment_base_offset;
-  const bool report = segment_bytes > kReportedMoveBytes;
+  const bool report = segment_bytes > options.report_moves_over;
   Say(options, report,
       "moving " + MiB(segment_bytes) + " of segment data up by " +
           std::to_string(patch.segment_shift()) + " bytes");

@@ -34,14 +34,17 @@
 
 namespace pteshare {
 
-/// Segment moves larger than this report progress.
+/// Segment moves larger than this report progress by default.
 inline constexpr uint64_t kReportedMoveBytes = uint64_t{100} << 20;
 
 struct WriteOptions {
-  /// Receives progress lines (a segment move > kReportedMoveBytes, or every
-  /// step when verbose); may be empty.
+  /// Receives progress lines (a segment move > report_moves_over bytes, or
+  /// every step when verbose); may be empty.
   std::function<void(const std::string&)> progress;
   bool verbose = false;
+  /// A segment move of more bytes than this says what it moves and reports
+  /// every tenth of it; a front end that shows a progress bar may lower it.
+  uint64_t report_moves_over = kReportedMoveBytes;
 };
 
 /// Writes the input (read through `source_fd`) with `patch` applied to

@@ -87,6 +87,7 @@ fs::path ExpectBundleRewriteIsTheProgramRewrite(const TempDir& dir, const fs::pa
 }
 
 TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   const std::vector<fs::path> bundles = CorpusBundles();
   ASSERT_EQ(bundles.size(), test_support::CorpusBundleCount());

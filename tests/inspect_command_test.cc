@@ -42,6 +42,7 @@ TEST(InspectCommand, JsonHasTheDocumentedShape) {
 }
 
 TEST(InspectCommand, WorksOnEveryCorpusFile) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   size_t ok = 0, refused = 0;
   for (const auto& path : test_support::CorpusFiles()) {

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -184,12 +183,9 @@ TEST(Journal, OversizedJournalIsAOneLineErrorNotAnAbort) {
   WriteBytes(file, Build(SharedCacheSpec()));
   WriteFileBytes(JournalPath(file), "");
   fs::resize_file(JournalPath(file), uint64_t{100} << 30);  // sparse
-  const auto start = std::chrono::steady_clock::now();
+  // Refused from its size (the message says which), so none of it is read.
   CommandOutput out = RunTool("pteshare", {"inspect", file.string()});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ExpectOneLineRefusal(out, file.string(), "is 107374182400 bytes, more than the ");
-  EXPECT_LT(seconds, 10.0);
 }
 
 // F5: a FIFO named like the journal made every command hang.

@@ -129,6 +129,7 @@ TEST(LayoutCommand, UnknownLayoutIsAUsageError) {
 // a program needs two methods for that), so --layout arena must refuse each
 // in one line and write nothing; any that is rewritten must verify.
 TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared is absent: no corpus";
   TempDir dir;
   size_t refused_single_method = 0, single_method_programs = 0, files = 0;

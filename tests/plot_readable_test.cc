@@ -314,6 +314,7 @@ TEST(PlotReadableCorpus, ProgramsWithNothingPlannedSaySoAndNameEveryMethod) {
 }
 
 TEST(PlotReadableCorpus, LabelsNeverOverlapOnTheCorpus) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
   TempDir dir;
   size_t plotted = 0;

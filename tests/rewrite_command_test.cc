@@ -169,6 +169,7 @@ TEST(RewriteCommand, HelpTeachesWithAnExample) {
 // Real exporter bytes: name one planned tensor of `forward` and share it.
 // The result must re-verify and a second rewrite must find nothing to do.
 TEST(RewriteCommand, CorpusProgramsRewriteAndReverify) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   TempDir dir;
   size_t rewritten = 0, refused = 0;
@@ -213,6 +214,7 @@ TEST(RewriteCommand, CorpusProgramsRewriteAndReverify) {
 // filesystem that inserts ranges: the file keeps its inode, no segment byte
 // is copied (the command would say so), and the bytes equal -o's.
 TEST(RewriteCommand, NoCorpusProgramHasItsSegmentsCopiedInPlace) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   TempDir dir;
   if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";

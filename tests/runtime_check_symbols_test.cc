@@ -4,7 +4,8 @@
 // `nm -C --defined-only` on the built library: every symbol it defines is
 // pteshare's own or the standard library's (std::, __gnu_cxx::), or one the
 // compiler makes (local labels, switch tables, personality references, the
-// module constructors a sanitizer build adds: _sub_I_00099_1).
+// module constructors a sanitizer build adds: _sub_I_00099_1, and what
+// clang adds for ASan and libFuzzer's coverage in the sanitizer build).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,8 +20,12 @@ namespace {
 // qualified name, past a return type and before its parameters; "" for a
 // symbol the compiler makes.
 std::string OwnerOf(std::string symbol) {
+  // GCC's, then clang's (its string literals, landing-pad tables, switch
+  // tables and terminate helper; what ASan and libFuzzer's coverage add).
   for (const char* generated :
-       {".L", "CSWTCH.", "DW.ref.", "_GLOBAL__", "__odr_asan", "_sub_I_", "_sub_D_"}) {
+       {".L", "CSWTCH.", "DW.ref.", "_GLOBAL__", "__odr_asan", "_sub_I_", "_sub_D_", ".str",
+        "GCC_except_table", "switch.table.", "__clang_call_terminate", "__unnamed_", "asan.module_",
+        "sancov.module_", "__sancov_gen_"}) {
     if (symbol.rfind(generated, 0) == 0) return "";
   }
   for (const char* prefix :
@@ -90,6 +95,12 @@ TEST(RuntimeCheckSymbols, TheClassifierTellsOwnFromForeign) {
   // What -fsanitize=address adds to every object file.
   EXPECT_EQ(OwnerOf("_sub_I_00099_1"), "");
   EXPECT_EQ(OwnerOf("_sub_D_00099_0"), "");
+  // What clang makes, and adds for ASan and coverage (the sanitizer build).
+  EXPECT_EQ(OwnerOf(".str.17"), "");
+  EXPECT_EQ(OwnerOf("GCC_except_table13"), "");
+  EXPECT_EQ(OwnerOf("asan.module_ctor"), "");
+  EXPECT_EQ(OwnerOf("sancov.module_ctor_8bit_counters"), "");
+  EXPECT_EQ(OwnerOf("__sancov_gen_cov_switch_values.3"), "");
 }
 
 TEST(RuntimeCheckSymbols, TheLibraryDefinesNoForeignSymbol) {

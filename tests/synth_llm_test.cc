@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <map>
 #include <stdexcept>
 
@@ -180,20 +179,16 @@ TEST(SynthLlm, SameSeedGivesSameBytesAndAnotherSeedOtherWeights) {
   EXPECT_NE(other, first);
 }
 
-TEST(SynthLlm, ThirtyTwoLayersGiveThousandsOfValuesWellUnderASecond) {
+// How long this takes is BM_SynthesizeLlm's (tests/bench/replan_bench.cc).
+TEST(SynthLlm, ThirtyTwoLayersGiveThousandsOfValues) {
   LlmConfig config = Named();
   config.layers = 32;
-  auto start = std::chrono::steady_clock::now();
   std::vector<uint8_t> bytes = BuildLlm(config);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const fb::Program& program = Read(bytes);
   size_t values = 0;
   for (const fb::ExecutionPlan* plan : *program.execution_plan()) values += plan->values()->size();
   EXPECT_GT(values, 2000u);
-  EXPECT_LT(seconds, 1.0);
   EXPECT_EQ(CachesThatMoved(program), 64);
-  std::cout << "32 layers: " << values << " values, " << bytes.size() << " bytes, " << seconds
-            << " s\n";
 }
 
 TEST(SynthLlm, BadSettingIsAnErrorNamingIt) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -86,6 +87,42 @@ ManifestTotals CorpusManifestTotals() {
     for (uint64_t count : row.planned_tensors) totals.planned_tensors += count;
   }
   return totals;
+}
+
+namespace {
+
+// ASan (gcc's macro, clang's feature test) or UBSan alone: tests fork the
+// instrumented tools, which start and run several times slower.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+bool LongTestsAsked() {
+  const char* value = std::getenv("PTESHARE_LONG_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+}  // namespace
+
+std::string SkipReason(Cost cost) {
+  if (LongTestsAsked()) return "";
+  switch (cost) {
+    case Cost::kSweep:
+      if (!kSanitized) return "";
+      return "a sweep of forked tools: under the sanitizers only in .ci/long "
+             "(PTESHARE_LONG_TESTS=1)";
+    case Cost::kLargeFiles:
+      return "hundreds of MiB written: only in .ci/long (PTESHARE_LONG_TESTS=1)";
+  }
+  return "";
 }
 
 TempDir::TempDir() {

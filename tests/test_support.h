@@ -38,6 +38,27 @@ struct ManifestTotals {
 };
 ManifestTotals CorpusManifestTotals();
 
+/// What a test costs, where that decides where it runs (README, "What CI
+/// checks"). A test marked with neither runs everywhere, every time.
+enum class Cost {
+  /// Forks the tools over every corpus file, or builds and installs
+  /// another project: cheap in a plain build, minutes under the
+  /// sanitizers. Runs in plain builds always, in sanitizer builds only
+  /// with PTESHARE_LONG_TESTS=1 (.ci/long).
+  kSweep,
+  /// Writes hundreds of MiB: only with PTESHARE_LONG_TESTS=1 (.ci/long).
+  kLargeFiles,
+};
+
+/// Why a test of `cost` does not run in this build and run, or empty when
+/// it does.
+std::string SkipReason(Cost cost);
+
+/// Skips the calling test, with its reason, where its cost is not paid.
+#define PTESHARE_SKIP_UNLESS_RUN_HERE(cost)                                             \
+  if (const std::string why = ::pteshare::test_support::SkipReason(cost); !why.empty()) \
+  GTEST_SKIP() << why
+
 /// A fresh empty folder under the system temp dir, removed at destruction.
 class TempDir {
  public:

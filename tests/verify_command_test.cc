@@ -156,6 +156,7 @@ TEST(VerifyCommand, BadInputExitsTwoWithOneLineOnStderr) {
 }
 
 TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to verify";
   for (const auto& path : files) {
@@ -174,6 +175,7 @@ TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {
 // rewrites (--share-auto; most have nothing to share and are replanned)
 // passes verify and the loader-side self-check wherever its input passed.
 TEST(VerifyCommand, EveryRewrittenCorpusProgramStillVerifies) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   std::vector<std::filesystem::path> files = test_support::CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to rewrite";
   test_support::TempDir dir;

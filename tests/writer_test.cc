@@ -14,6 +14,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
@@ -66,17 +67,36 @@ std::vector<fs::path> FolderListing(const fs::path& folder) {
   return names;
 }
 
+// A built program written as in.pte (for -o) and ip.pte (in place), read,
+// planned to share its cache, and patched.
+struct PatchedInput {
+  std::vector<uint8_t> input;
+  ReadProgram program;
+  Plan plan;
+  Result<PatchSet> patch = Error{"not patched"};
+};
+
+void PatchInput(const TempDir& dir, const b::ProgramSpec& spec, const b::BuildOptions& options,
+                PatchedInput& out) {
+  out.input = Build(spec, options);
+  WriteBytes(dir / "in.pte", out.input);
+  WriteBytes(dir / "ip.pte", out.input);
+  out.program = Read(out.input);
+  out.plan = PlanSharing(out.program.view);
+  out.patch = MakePatchSet(out.input, out.program.view, out.plan);
+}
+
 TEST(Writer, CopyAndInPlaceGiveIdenticalVerifiedBytesOnEveryPath) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
     TempDir dir;
-    const std::vector<uint8_t> input = Build(c.spec, c.options);
-    WriteBytes(dir / "in.pte", input);
-    WriteBytes(dir / "ip.pte", input);
-    ReadProgram program = Read(input);
-    Plan plan = PlanSharing(program.view);
-    Result<PatchSet> patch = MakePatchSet(input, program.view, plan);
-    ASSERT_TRUE(patch.ok()) << patch.error().message;
+    PatchedInput patched;
+    PatchInput(dir, c.spec, c.options, patched);
+    ASSERT_TRUE(patched.patch.ok()) << patched.patch.error().message;
+    const std::vector<uint8_t>& input = patched.input;
+    const ReadProgram& program = patched.program;
+    const Plan& plan = patched.plan;
+    const Result<PatchSet>& patch = patched.patch;
 
     Result<UniqueFd> source = OpenFd(dir / "in.pte", O_RDONLY);
     ASSERT_TRUE(source.ok());
@@ -338,7 +358,62 @@ TEST(Writer, CrashDuringASegmentCopyLeavesTheInputAndNoTemporary) {
 // A move of more than 100 MB by copy (-o) says so on stderr; in place on a
 // filesystem that inserts ranges, nothing is copied and nothing said. The
 // (sparse) segment stays intact and keeps its alignment either way.
+// The progress rule at a lowered threshold, in-process: a 2 MiB move over
+// a 1 MiB threshold says what it moves, under a 4 MiB one nothing; an insert
+// in place copies nothing and says nothing. The CLI at the default
+// threshold, with its tenths, is the long test below.
+TEST(Writer, SegmentMoveOverTheThresholdReportsProgressOnlyWhenItCopies) {
+  TempDir dir;
+  b::BuildOptions options;
+  options.segment_alignment = 4;
+  options.trailing_segment_bytes = uint64_t{2} << 20;
+  PatchedInput patched;
+  PatchInput(dir, SharedCacheSpec(), options, patched);
+  ASSERT_TRUE(patched.patch.ok()) << patched.patch.error().message;
+  const std::vector<uint8_t>& input = patched.input;
+  const ReadProgram& program = patched.program;
+  const Plan& plan = patched.plan;
+  const Result<PatchSet>& patch = patched.patch;
+  ASSERT_TRUE(patch->segments_move());
+
+  std::vector<std::string> lines;
+  WriteOptions write;
+  write.progress = [&](const std::string& line) { lines.push_back(line); };
+  write.report_moves_over = uint64_t{1} << 20;
+  Result<UniqueFd> source = OpenFd(dir / "in.pte", O_RDONLY);
+  ASSERT_TRUE(source.ok());
+  Status copied =
+      WritePatchedCopy(source->get(), program.layout, *patch, plan, dir / "out.pte", write);
+  ASSERT_TRUE(copied.ok()) << copied.error().message;
+  // One line: 2 MiB is one copy chunk (file_io.cc), so there is no tenth
+  // to report before it is done; the long test below sees the tenths.
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines.front().rfind("moving 2.0 MiB of segment data up by ", 0), 0u) << lines.front();
+  ExpectSegmentsKept(input, ReadBytes(dir / "out.pte"));
+
+  // The same move under the threshold: silent.
+  lines.clear();
+  write.report_moves_over = uint64_t{4} << 20;
+  ASSERT_TRUE(
+      WritePatchedCopy(source->get(), program.layout, *patch, plan, dir / "out2.pte", write).ok());
+  EXPECT_TRUE(lines.empty()) << lines.front();
+
+  if (!CanInsertRange(dir.path())) GTEST_SKIP() << dir.path() << " cannot insert a range";
+  lines.clear();
+  write.report_moves_over = uint64_t{1} << 20;
+  {
+    Result<WriterLock> lock = WriterLock::Acquire(dir / "ip.pte");
+    ASSERT_TRUE(lock.ok()) << lock.error().message;
+    Status in_place = WritePatchedInPlace(*lock, program.layout, *patch, plan, write);
+    ASSERT_TRUE(in_place.ok()) << in_place.error().message;
+  }
+  EXPECT_TRUE(lines.empty()) << "an insert copies nothing: " << lines.front();
+  EXPECT_EQ(ReadBytes(dir / "ip.pte"), ReadBytes(dir / "out.pte"));
+}
+
+// The CLI's default threshold on a real 200 MiB move (.ci/long).
 TEST(Writer, LargeSegmentMoveReportsProgressOnlyWhenItCopies) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kLargeFiles);
   TempDir dir;
   const fs::path file = dir / "m.pte";
   b::BuildOptions options;

@@ -131,6 +131,29 @@ void BM_ReplanSynthLlm(benchmark::State& state) {
 }
 BENCHMARK(BM_ReplanSynthLlm)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
 
+// What a test fixture costs to make: pte-synth's LLM (spec and serialised
+// bytes) at 32 layers, thousands of values. Kept here, not as a timed test.
+void BM_SynthesizeLlm(benchmark::State& state) {
+  const synth::LlmConfig config{.layers = static_cast<int32_t>(state.range(0))};
+  size_t bytes = 0;
+  for (auto _ : state) {
+    Result<synth::ProgramSpec> spec = synth::SynthesizeLlm(config);
+    if (!spec.ok()) {
+      state.SkipWithError(spec.error().message.c_str());
+      return;
+    }
+    Result<std::vector<uint8_t>> built = synth::BuildProgram(*spec);
+    if (!built.ok()) {
+      state.SkipWithError(built.error().message.c_str());
+      return;
+    }
+    bytes = built->size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["file_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_SynthesizeLlm)->Arg(32)->Unit(benchmark::kMillisecond);
+
 // Deep LLMs with nothing shared: every KV cache is a block live throughout,
 // which every activation overlaps (the greedy placer's worst case before
 // long-lived blocks were merged), and the arenas have thousands of blocks.

@@ -22,12 +22,16 @@ BIN = pathlib.Path(os.environ["PTESHARE_BIN"])
 CORPUS = pathlib.Path(os.environ.get("PTESHARE_SHARED_DIR", "")) / "corpus"
 # Corpus files above this size are left to the C++ corpus tests.
 CORPUS_MAX_BYTES = 4 << 20
+# The programs run without the sanitizer runtime ctest preloads into the
+# interpreter in a sanitizer build: they carry their own (clang links it
+# into each program, and two ASan runtimes in one process refuse to start).
+TOOL_ENV = {key: value for key, value in os.environ.items() if key != "LD_PRELOAD"}
 
 
 def cli(*args):
     """Runs the pteshare executable; returns (exit status, stdout, stderr)."""
     done = subprocess.run([str(BIN / "pteshare"), *map(str, args)], capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, env=TOOL_ENV)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -40,7 +44,7 @@ def cli_error(stderr):
 
 def synth_llm(path, *extra):
     subprocess.run([str(BIN / "pte-synth"), "llm", "--layers", "2", "-o", str(path), *extra],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=TOOL_ENV)
     return path
 
 

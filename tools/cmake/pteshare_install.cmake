@@ -46,7 +46,7 @@ if(TARGET pteshare_rewriter)
   list(APPEND _pteshare_libraries pteshare_schema pteshare_rewriter pteshare_blockplan
        pteshare_result)
 endif()
-if(PTESHARE_SANITIZE)
+if(PTESHARE_SANITIZE OR PTESHARE_FUZZ)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
   target_link_options(pteshare_runtime_check INTERFACE

@@ -1,0 +1,108 @@
+// rewriter/rewrite.h on every real program of ../shared/corpus, in one
+// process: RewriteBytes with --share-auto, under each strategy, either gives
+// a program that reads back, that the load-time checker accepts wherever it
+// accepted the input, and that a second rewrite leaves byte for byte as it
+// is (I7); or refuses it in one line. The forked sweeps of the command tests
+// prove the same through the CLI; this one is cheap enough to run under the
+// sanitizers on every submission (README, "What CI checks").
+#include "rewriter/rewrite.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime_check/alias_check.h"
+#include "tests/test_support.h"
+
+namespace pteshare {
+namespace {
+
+namespace fs = std::filesystem;
+namespace rc = runtime_check;
+
+std::vector<uint8_t> FileBytes(const fs::path& path) {
+  const std::string text = test_support::ReadFileBytes(path);
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
+rc::Report Check(const std::vector<uint8_t>& bytes) {
+  return rc::CheckProgram(bytes.data(), bytes.size(), rc::CheckOptions{});
+}
+
+ShareRequest ShareAuto() {
+  ShareRequest share;
+  share.share_auto = true;
+  return share;
+}
+
+struct Counts {
+  size_t rewritten = 0;
+  size_t unchanged = 0;
+  size_t refused = 0;
+  size_t written() const { return rewritten + unchanged; }
+};
+
+// One file under one strategy; counts what happened.
+void RewriteOne(const fs::path& path, const std::vector<uint8_t>& input, Strategy strategy,
+                Counts& counts) {
+  SCOPED_TRACE(path.filename().string() + " " + std::string(StrategyName(strategy)));
+  const Result<RewriteOutcome> outcome = RewriteBytes(input, ShareAuto(), WithStrategy(strategy));
+  if (!outcome.ok()) {
+    ++counts.refused;
+    const Error& error = outcome.error();
+    EXPECT_FALSE(error.message.empty());
+    EXPECT_EQ(error.message.find('\n'), std::string::npos) << error.message;
+    EXPECT_NE(error.kind, ErrorKind::kIo) << "nothing is written here: " << error.message;
+    return;
+  }
+  if (!outcome->changed()) {
+    ++counts.unchanged;
+    EXPECT_EQ(outcome->bytes, input) << "nothing to change: the input's own bytes";
+    return;
+  }
+  ++counts.rewritten;
+  const std::vector<uint8_t>& output = outcome->bytes;
+  const rc::Report before = Check(input), after = Check(output);
+  EXPECT_TRUE(after.readable()) << after.Summary();
+  if (before.ok()) {
+    EXPECT_TRUE(after.ok()) << after.Summary();
+  }
+  // I7: the result is already planned.
+  const Result<RewriteOutcome> again = RewriteBytes(output, ShareAuto(), WithStrategy(strategy));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->changed()) << "a second rewrite changed the result";
+}
+
+TEST(Rewrite, EveryCorpusProgramRewritesInMemoryOrIsRefusedInOneLine) {
+  const std::vector<fs::path> files = test_support::CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to rewrite";
+  const std::vector<Strategy> strategies = {Strategy::kRelocate, Strategy::kReplan,
+                                            Strategy::kBest};
+  std::vector<Counts> counts(strategies.size());
+  for (const fs::path& path : files) {
+    const std::vector<uint8_t> input = FileBytes(path);
+    for (size_t s = 0; s < strategies.size(); ++s)
+      RewriteOne(path, input, strategies[s], counts[s]);
+  }
+  // Every program and bundle of the manifest is rewritten or found
+  // already planned (with nothing to share, relocate has nothing to do and
+  // replan and best replan the arenas); only the rows that are no program
+  // are refused.
+  const test_support::ManifestTotals totals = test_support::CorpusManifestTotals();
+  size_t bundles = 0;
+  for (const test_support::ManifestRow& row : test_support::CorpusManifest()) {
+    bundles += row.identifier == "BP08";
+  }
+  for (size_t s = 0; s < strategies.size(); ++s) {
+    const Counts& c = counts[s];
+    std::printf("%s: %zu files, %zu rewritten, %zu already planned, %zu refused\n",
+                StrategyName(strategies[s]), files.size(), c.rewritten, c.unchanged, c.refused);
+    EXPECT_EQ(c.written(), totals.programs + bundles) << StrategyName(strategies[s]);
+    EXPECT_EQ(c.written() + c.refused, files.size());
+  }
+}
+
+}  // namespace
+}  // namespace pteshare
