@@ -17,10 +17,16 @@ Source::Source(const py::object& source) {
     return;
   }
   if (PyObject_CheckBuffer(source.ptr())) {
-    // A bytearray or memoryview may change while the GIL is released.
-    py::buffer_info info = py::reinterpret_borrow<py::buffer>(source).request();
-    const auto* first = static_cast<const uint8_t*>(info.ptr);
-    copy_.assign(first, first + info.size * info.itemsize);
+    // A bytearray or memoryview may change while the GIL is released, so it
+    // is copied, in C order whatever its layout: a reversed or strided
+    // memoryview gives the bytes bytes(source) would, not the memory under
+    // its first element read as if contiguous.
+    Py_buffer view;
+    if (PyObject_GetBuffer(source.ptr(), &view, PyBUF_FULL_RO) != 0) throw py::error_already_set();
+    copy_.resize(static_cast<size_t>(view.len));
+    const int copied = PyBuffer_ToContiguous(copy_.data(), &view, view.len, 'C');
+    PyBuffer_Release(&view);
+    if (copied != 0) throw py::error_already_set();
     bytes_ = copy_;
     return;
   }
@@ -28,6 +34,9 @@ Source::Source(const py::object& source) {
   py::object path = os.attr("fsdecode")(os.attr("fspath")(source));
   path_ = path.cast<std::string>();
   if (path_.empty()) Raise("", Error{"the path is empty"});
+  // The system calls would stop at the NUL and name another file; Python's
+  // open() refuses such a path the same way.
+  if (path_.find('\0') != std::string::npos) throw py::value_error("embedded null byte in path");
 }
 
 OpenedProgram Source::Open() const {

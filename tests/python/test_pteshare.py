@@ -139,6 +139,32 @@ class PteshareTest(unittest.TestCase):
         self.assertEqual(pteshare.rewrite(bytearray(rewritten), share_auto=True)[0], rewritten)
         self.assertEqual(pteshare.rewrite(memoryview(rewritten), share_auto=True)[0], rewritten)
 
+    def test_buffers_of_any_layout_are_read_as_their_bytes(self):
+        # Issue 23: a reversed memoryview was read as if contiguous (a heap
+        # over-read that crashed the interpreter) and [::2] read the wrong
+        # bytes. Each is now read as bytes(view) would be.
+        data = self.llm.read_bytes()
+        mirrored = bytes(reversed(data))
+        self.assertEqual(pteshare.verify(memoryview(mirrored)[::-1]), pteshare.verify(data))
+        doubled = bytes(b for byte in data for b in (byte, 0))
+        self.assertEqual(pteshare.inspect(memoryview(doubled)[::2]), pteshare.inspect(data))
+        # A view whose bytes are no program is refused as the bytes are.
+        with self.assertRaises(pteshare.BadInputError) as from_view:
+            pteshare.inspect(memoryview(data)[::-1])
+        with self.assertRaises(pteshare.BadInputError) as from_bytes:
+            pteshare.inspect(data[::-1])
+        self.assertEqual(str(from_view.exception), str(from_bytes.exception))
+
+    def test_a_path_with_a_nul_is_a_value_error(self):
+        # Issue 23: the path was cut at the NUL, naming another file.
+        for call in (pteshare.inspect, pteshare.verify):
+            with self.assertRaises(ValueError):
+                call(str(self.llm) + "\0.ignored")
+        with tempfile.TemporaryDirectory() as folder:
+            with self.assertRaises(ValueError):
+                pteshare.rewrite(self.llm, output=folder + "/out.pte\0.ignored", share_auto=True)
+            self.assertEqual(os.listdir(folder), [])
+
     def test_corpus_programs_replanned_as_the_cli_does(self):
         files = corpus_files(".pte")
         if not files:
