@@ -52,7 +52,12 @@ void Raise(const std::string& file, const Error& error) {
       break;
   }
   const std::string line = file.empty() ? error.message : file + ": " + error.message;
-  PyErr_SetString(cls, line.c_str());
+  // A message may quote a tensor name or a path that is not UTF-8.
+  PyObject* text =
+      PyUnicode_DecodeUTF8(line.data(), static_cast<Py_ssize_t>(line.size()), "backslashreplace");
+  if (text == nullptr) throw py::error_already_set();
+  PyErr_SetObject(cls, text);
+  Py_DECREF(text);
   throw py::error_already_set();
 }
 

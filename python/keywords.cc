@@ -9,16 +9,28 @@ namespace {
 
 namespace py = pybind11;
 
-// `value` as a T, or TypeError saying what `what` must be (pybind11's own
-// cast error is a RuntimeError).
+std::string TypeName(const py::handle& value) {
+  return py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>();
+}
+
+// `value` as a T, or TypeError saying what `what` must be and the type it
+// got, never its value (pybind11's own cast error is a RuntimeError).
 template <typename T>
 T Cast(const py::handle& value, const char* what) {
   try {
     return value.cast<T>();
   } catch (const py::cast_error&) {
-    throw py::type_error(std::string(what) + ", not " +
-                         py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+    throw py::type_error(std::string(what) + ", not " + TypeName(value));
   }
+}
+
+// A str keyword: bytes would cast to std::string too, but the CLI's flags
+// are text.
+const py::handle& StrOnly(const py::handle& value, const char* keyword) {
+  if (!py::isinstance<py::str>(value)) {
+    throw py::type_error(std::string(keyword) + ": a str, not " + TypeName(value));
+  }
+  return value;
 }
 
 // "prefill:22" -> {prefill, 22}, read as --name reads it.
@@ -41,10 +53,17 @@ ValueNaming NamingFromKey(const std::string& file, const py::handle& key) {
 
 }  // namespace
 
-ShareRequest ShareFrom(const std::string& file, const py::object& share, bool share_auto,
-                       const py::object& names) {
+bool BoolKeyword(const py::object& value, const char* keyword) {
+  if (!py::isinstance<py::bool_>(value)) {
+    throw py::type_error(std::string(keyword) + ": a bool, not " + TypeName(value));
+  }
+  return value.cast<bool>();
+}
+
+ShareRequest ShareFrom(const std::string& file, const py::object& share,
+                       const py::object& share_auto, const py::object& names) {
   ShareRequest request;
-  request.share_auto = share_auto;
+  request.share_auto = BoolKeyword(share_auto, "share_auto");
   if (py::isinstance<py::str>(share)) {
     request.names.push_back(share.cast<std::string>());
   } else if (!share.is_none()) {
@@ -62,10 +81,13 @@ ShareRequest ShareFrom(const std::string& file, const py::object& share, bool sh
   return request;
 }
 
-PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy,
-                            const std::string& layout, uint64_t alignment,
+PlanOptions PlanOptionsFrom(const std::string& file, const py::object& strategy_object,
+                            const py::object& layout_object, const py::object& alignment,
                             const py::object& arena_limits) {
   PlanOptions options;
+  const std::string strategy =
+      Cast<std::string>(StrOnly(strategy_object, "strategy"), "strategy: a str");
+  const std::string layout = Cast<std::string>(StrOnly(layout_object, "layout"), "layout: a str");
   const std::optional<Strategy> parsed_strategy = ParseStrategy(strategy);
   if (!parsed_strategy) {
     Raise(file, Error{"strategy '" + strategy + "': expected relocate, replan or best"});
@@ -74,7 +96,10 @@ PlanOptions PlanOptionsFrom(const std::string& file, const std::string& strategy
   const std::optional<Layout> parsed_layout = ParseLayout(layout);
   if (!parsed_layout) Raise(file, Error{"layout '" + layout + "': expected front or arena"});
   options.layout = *parsed_layout;
-  options.alignment = alignment;
+  if (py::isinstance<py::bool_>(alignment)) {
+    throw py::type_error("alignment: an int >= 0, not bool");
+  }
+  options.alignment = Cast<uint64_t>(alignment, "alignment: an int >= 0");
   if (!arena_limits.is_none()) {
     for (const auto& [key, value] : Cast<py::dict>(arena_limits, "arena_limits: a dict")) {
       const uint32_t id = Cast<uint32_t>(key, "arena_limits: an arena id is an int >= 1");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "python/call_arguments.h"
 #include "python/errors.h"
 #include "python/keywords.h"
 #include "python/source.h"
@@ -36,9 +37,10 @@ py::object Inspect(const py::object& source_object) {
   return Loads(cli::InspectJson(source.path(), opened.file, opened.view));
 }
 
-py::object Plan(const py::object& source_object, const py::object& share, bool share_auto,
-                const py::object& names, const std::string& strategy, const std::string& layout,
-                uint64_t alignment, const py::object& arena_limits) {
+py::object Plan(const py::object& source_object, const py::object& share,
+                const py::object& share_auto, const py::object& names, const py::object& strategy,
+                const py::object& layout, const py::object& alignment,
+                const py::object& arena_limits) {
   const Source source(source_object);
   const std::string& file = source.path();
   const ShareRequest request = ShareFrom(file, share, share_auto, names);
@@ -58,8 +60,8 @@ py::object Plan(const py::object& source_object, const py::object& share, bool s
   return Loads(cli::PlanJson(file, opened.file, opened.view, verified->value()));
 }
 
-py::object Verify(const py::object& source_object, const py::object& share, bool share_auto,
-                  const py::object& names) {
+py::object Verify(const py::object& source_object, const py::object& share,
+                  const py::object& share_auto, const py::object& names) {
   const Source source(source_object);
   const ShareRequest request = ShareFrom(source.path(), share, share_auto, names);
   const OpenedProgram opened = source.Open();
@@ -120,10 +122,14 @@ py::object RewriteOnDisk(const Source& source, const py::object& output, bool in
   return Loads(cli::RewriteJson(file, out, in_place, outcome->value()));
 }
 
-py::object Rewrite(const py::object& source_object, const py::object& output, bool in_place,
-                   const py::object& share, bool share_auto, const py::object& names,
-                   const std::string& strategy, const std::string& layout, uint64_t alignment,
-                   const py::object& arena_limits, bool write_names) {
+py::object Rewrite(const py::object& source_object, const py::object& output,
+                   const py::object& in_place_object, const py::object& share,
+                   const py::object& share_auto, const py::object& names,
+                   const py::object& strategy, const py::object& layout,
+                   const py::object& alignment, const py::object& arena_limits,
+                   const py::object& write_names_object) {
+  const bool in_place = BoolKeyword(in_place_object, "in_place");
+  const bool write_names = BoolKeyword(write_names_object, "write_names");
   const Source source(source_object);
   const ShareRequest request = ShareFrom(source.path(), share, share_auto, names);
   const PlanOptions options =
@@ -145,7 +151,6 @@ py::object Rewrite(const py::object& source_object, const py::object& output, bo
 
 PYBIND11_MODULE(pteshare, module) {
   namespace py = pybind11;
-  using namespace pybind11::literals;
   using namespace pteshare::python;
   module.doc() =
       "pteshare: make the methods of an ExecuTorch program share their state buffers (KV "
@@ -153,29 +158,68 @@ PYBIND11_MODULE(pteshare, module) {
       "returns what `pteshare COMMAND --json` prints, as a dict.";
   module.attr("__version__") = PTESHARE_VERSION;
   AddExceptions(module);
-  const py::none none;
-  module.def("inspect", &Inspect, "source"_a,
-             "inspect(source) -> dict: the program's layout, methods, arenas and mutable "
-             "buffers (`pteshare inspect --json`). source: a path or the program's bytes.");
+  // The docstrings below give the signatures; pybind11's would read
+  // (*args, **kwargs), which is how the arguments are taken (call_arguments.h).
+  py::options options;
+  options.disable_function_signatures();
+  const py::object none = py::none();
+  const py::object no = py::bool_(false);
   module.def(
-      "plan", &Plan, "source"_a, py::kw_only(), "share"_a = none, "share_auto"_a = false,
-      "names"_a = none, "strategy"_a = "best", "layout"_a = "front", "alignment"_a = 0,
-      "arena_limits"_a = none,
+      "inspect",
+      [](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("inspect", args, kwargs, {});
+        return Inspect(call.source());
+      },
+      "inspect(source) -> dict: the program's layout, methods, arenas and mutable "
+      "buffers (`pteshare inspect --json`). source: a path or the program's bytes.");
+  module.def(
+      "plan",
+      [none, no](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("plan", args, kwargs,
+                                 {{"share", none},
+                                  {"share_auto", no},
+                                  {"names", none},
+                                  {"strategy", py::str("best")},
+                                  {"layout", py::str("front")},
+                                  {"alignment", py::int_(0)},
+                                  {"arena_limits", none}});
+        return Plan(call.source(), call["share"], call["share_auto"], call["names"],
+                    call["strategy"], call["layout"], call["alignment"], call["arena_limits"]);
+      },
       "plan(source, *, share=None, share_auto=False, names=None, strategy='best', "
       "layout='front', alignment=0, arena_limits=None) -> dict: the verified plan (`pteshare plan "
       "--json`). Writes nothing.");
-  module.def("verify", &Verify, "source"_a, py::kw_only(), "share"_a = none, "share_auto"_a = false,
-             "names"_a = none,
-             "verify(source, *, share=None, share_auto=False, names=None) -> dict: runtime_check's "
-             "findings on the placements (`pteshare verify --json`); 'ok' is False on findings.");
-  module.def("rewrite", &Rewrite, "source"_a, py::kw_only(), "output"_a = none,
-             "in_place"_a = false, "share"_a = none, "share_auto"_a = false, "names"_a = none,
-             "strategy"_a = "best", "layout"_a = "front", "alignment"_a = 0,
-             "arena_limits"_a = none, "write_names"_a = false,
-             "rewrite(source, *, output=None, in_place=False, share=None, share_auto=False, "
-             "names=None, strategy='best', layout='front', alignment=0, arena_limits=None, "
-             "write_names=False): "
-             "for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
-             "writes; for a path, writes output= (or the file itself with in_place=True) and "
-             "returns the dict (`pteshare rewrite --json`).");
+  module.def(
+      "verify",
+      [none, no](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("verify", args, kwargs,
+                                 {{"share", none}, {"share_auto", no}, {"names", none}});
+        return Verify(call.source(), call["share"], call["share_auto"], call["names"]);
+      },
+      "verify(source, *, share=None, share_auto=False, names=None) -> dict: runtime_check's "
+      "findings on the placements (`pteshare verify --json`); 'ok' is False on findings.");
+  module.def(
+      "rewrite",
+      [none, no](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("rewrite", args, kwargs,
+                                 {{"output", none},
+                                  {"in_place", no},
+                                  {"share", none},
+                                  {"share_auto", no},
+                                  {"names", none},
+                                  {"strategy", py::str("best")},
+                                  {"layout", py::str("front")},
+                                  {"alignment", py::int_(0)},
+                                  {"arena_limits", none},
+                                  {"write_names", no}});
+        return Rewrite(call.source(), call["output"], call["in_place"], call["share"],
+                       call["share_auto"], call["names"], call["strategy"], call["layout"],
+                       call["alignment"], call["arena_limits"], call["write_names"]);
+      },
+      "rewrite(source, *, output=None, in_place=False, share=None, share_auto=False, "
+      "names=None, strategy='best', layout='front', alignment=0, arena_limits=None, "
+      "write_names=False): "
+      "for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
+      "writes; for a path, writes output= (or the file itself with in_place=True) and "
+      "returns the dict (`pteshare rewrite --json`).");
 }

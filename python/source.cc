@@ -2,6 +2,8 @@
 
 #include "python/errors.h"
 
+#include <optional>
+
 namespace pteshare::python {
 
 namespace py = pybind11;
@@ -40,15 +42,25 @@ Source::Source(const py::object& source) {
 }
 
 OpenedProgram Source::Open() const {
-  Result<OpenedProgram> opened = is_bytes() ? OpenProgramBytes(bytes_) : OpenProgram(path_);
-  if (!opened.ok()) Raise(path_, opened.error());
-  if (!opened->notice.empty()) Warn(path_, opened->notice);
-  return std::move(opened).value();
+  std::optional<Result<OpenedProgram>> opened;
+  {
+    // Opening may wait for another writer's lock (a thread of this process
+    // rewriting the file): other Python threads run meanwhile.
+    py::gil_scoped_release unlocked;
+    opened.emplace(is_bytes() ? OpenProgramBytes(bytes_) : OpenProgram(path_));
+  }
+  if (!opened->ok()) Raise(path_, opened->error());
+  if (!opened->value().notice.empty()) Warn(path_, opened->value().notice);
+  return std::move(*opened).value();
 }
 
 void Warn(const std::string& file, const std::string& message) {
   const std::string line = file.empty() ? message : file + ": " + message;
-  if (PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 1) != 0) throw py::error_already_set();
+  // As Raise: a message may quote bytes that are not UTF-8.
+  const py::object text = py::reinterpret_steal<py::object>(
+      PyUnicode_DecodeUTF8(line.data(), static_cast<Py_ssize_t>(line.size()), "backslashreplace"));
+  if (!text) throw py::error_already_set();
+  py::module_::import("warnings").attr("warn")(text, py::handle(PyExc_UserWarning), 2);
 }
 
 }  // namespace pteshare::python

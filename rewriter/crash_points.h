@@ -6,13 +6,16 @@
 // tests.
 //
 //   PTESHARE_TEST_CRASH_AT=after-journal         journal durable, file untouched
+//   PTESHARE_TEST_CRASH_AT=after-mark            the identifier reads PTRW (journal.h), durable
 //   PTESHARE_TEST_CRASH_AT=before-insert         (segments move) the same, gap not open
 //   PTESHARE_TEST_CRASH_AT=after-insert          gap open, nothing written into it
 //   PTESHARE_TEST_CRASH_AT=after-patch:K         K write runs written (write_runs.h; K >= 1; with a
 //                                                gap, highest first, the header last)
 //   PTESHARE_TEST_CRASH_AT=after-header-update   (segments move) every range written,
 //                                                the header too, not yet synced
-//   PTESHARE_TEST_CRASH_AT=before-journal-delete every range written and synced
+//   PTESHARE_TEST_CRASH_AT=before-unmark         every range written and synced, still PTRW
+//   PTESHARE_TEST_CRASH_AT=before-journal-delete every range written and synced, the
+//                                                identifier restored and synced
 //   PTESHARE_TEST_CRASH_AT=during-segment-move   part of the segment data copied (-o,
 //                                                or in place where no range can be inserted)
 //   PTESHARE_TEST_CRASH_AT=before-publish        a new file complete, still nameless

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 
+#include "pte_header.h"
 #include "rewriter/file_io.h"
 #include "rewriter/output_target.h"
 #include "rewriter/pending_file.h"
@@ -21,7 +23,11 @@ namespace {
 
 constexpr char kMagic[9] = "PTESHJ01";
 constexpr char kMagicWithGap[9] = "PTESHJ02";
+constexpr char kMagicWithFlags[9] = "PTESHJ03";
 constexpr size_t kMagicSize = 8;
+constexpr uint64_t kFlagGap = 1;
+constexpr uint64_t kFlagIdentifier = 2;
+constexpr uint64_t kIdentifierAt = PteConstants::kIdentifierOffset;
 // Bounds a corrupt count before it turns into a huge allocation.
 constexpr uint64_t kMaxRanges = uint64_t{1} << 24;
 
@@ -90,14 +96,30 @@ fs::path JournalPath(const fs::path& file) { return fs::path(file.string() + ".p
 
 uint64_t MaxJournalBytes(uint64_t program_size) { return 64 + 16 * program_size; }
 
+std::array<uint8_t, 4> RewritingMark() {
+  std::array<uint8_t, 4> mark;
+  std::memcpy(mark.data(), PteConstants::kRewritingIdentifier, 4);
+  return mark;
+}
+
 std::vector<uint8_t> EncodeJournal(const Journal& journal) {
-  const char* magic = journal.gap ? kMagicWithGap : kMagic;
+  // Without an identifier, the version-1/2 encoding (for tests of old
+  // journals); every writer now records one.
+  const char* magic = journal.identifier ? kMagicWithFlags : journal.gap ? kMagicWithGap : kMagic;
   std::vector<uint8_t> out(magic, magic + kMagicSize);
   PutU64(out, journal.old_file_size);
   PutU64(out, journal.new_file_size);
+  if (journal.identifier) {
+    PutU64(out, (journal.gap ? kFlagGap : 0) | kFlagIdentifier);
+  }
   if (journal.gap) {
     PutU64(out, journal.gap->offset);
     PutU64(out, journal.gap->length);
+  }
+  if (journal.identifier) {
+    uint8_t padded[8] = {};
+    std::memcpy(padded, journal.identifier->data(), 4);
+    out.insert(out.end(), padded, padded + 8);
   }
   PutU64(out, journal.ranges.size());
   for (const JournalRange& r : journal.ranges) {
@@ -112,12 +134,10 @@ std::vector<uint8_t> EncodeJournal(const Journal& journal) {
 }
 
 Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
-  if (bytes.size() < kMagicSize + 8 ||
-      (std::memcmp(bytes.data(), kMagic, kMagicSize) != 0 &&
-       std::memcmp(bytes.data(), kMagicWithGap, kMagicSize) != 0)) {
-    return Error{"is not a pteshare journal (no PTESHJ01 or PTESHJ02 magic)"};
+  auto is = [&](const char* magic) { return std::memcmp(bytes.data(), magic, kMagicSize) == 0; };
+  if (bytes.size() < kMagicSize + 8 || !(is(kMagic) || is(kMagicWithGap) || is(kMagicWithFlags))) {
+    return Error{"is not a pteshare journal (no PTESHJ01, PTESHJ02 or PTESHJ03 magic)"};
   }
-  const bool with_gap = std::memcmp(bytes.data(), kMagicWithGap, kMagicSize) == 0;
   const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
   const uint64_t stored_sum = wire::LoadU64(bytes.data() + body.size());
   if (Fnv1a64(body) != stored_sum) {
@@ -130,13 +150,23 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
   if (!in.U64(&journal.old_file_size) || !in.U64(&journal.new_file_size)) {
     return Error{"is corrupt: truncated header"};
   }
-  if (with_gap) {
+  uint64_t flags = is(kMagicWithGap) ? kFlagGap : 0;
+  if (is(kMagicWithFlags) && (!in.U64(&flags) || (flags & ~(kFlagGap | kFlagIdentifier)) != 0)) {
+    return Error{"is corrupt: truncated header or unknown flags " + std::to_string(flags)};
+  }
+  if (flags & kFlagGap) {
     FileGap gap;
     if (!in.U64(&gap.offset) || !in.U64(&gap.length) ||
         journal.new_file_size - journal.old_file_size != gap.length) {
       return Error{"is corrupt: its gap does not account for the change of size"};
     }
     journal.gap = gap;
+  }
+  if (flags & kFlagIdentifier) {
+    std::vector<uint8_t> padded;
+    if (!in.Bytes(8, &padded)) return Error{"is corrupt: truncated identifier"};
+    journal.identifier.emplace();
+    std::copy_n(padded.begin(), 4, journal.identifier->begin());
   }
   if (!in.U64(&count) || count > kMaxRanges) {
     return Error{"is corrupt: truncated header or " + std::to_string(count) + " ranges"};
@@ -189,6 +219,32 @@ Status RemoveJournalDurably(const fs::path& file) {
 
 namespace {
 
+bool GapOpen(const Journal& journal, uint64_t size) {
+  return journal.gap && size == journal.new_file_size;
+}
+
+bool InIdentifier(uint64_t at) { return at >= kIdentifierAt && at < kIdentifierAt + 4; }
+
+// The rewriting mark's byte if the mark may lie at `at` of the file as it
+// is: at the identifier, and with a gap open at or below the identifier,
+// also where the gap moved the mark written before it opened.
+std::optional<uint8_t> MarkByteAt(const Journal& journal, bool gap_open, uint64_t at) {
+  if (!journal.identifier) return std::nullopt;
+  if (InIdentifier(at)) return RewritingMark()[at - kIdentifierAt];
+  if (gap_open && journal.gap->offset <= kIdentifierAt && at >= journal.gap->length &&
+      InIdentifier(at - journal.gap->length)) {
+    return RewritingMark()[at - journal.gap->length - kIdentifierAt];
+  }
+  return std::nullopt;
+}
+
+std::string RangeProblem(const Journal& journal, size_t i, const std::string& what, uint64_t at) {
+  const JournalRange& r = journal.ranges[i];
+  return "journal range " + std::to_string(i) + " (" + std::to_string(r.new_bytes.size()) +
+         " bytes at offset " + std::to_string(r.offset) + ") " + what + " at offset " +
+         std::to_string(at);
+}
+
 // With the gap not (or no longer) open, the bytes a range covers above the
 // gap are its old bytes, read where they are before the gap opens (nothing
 // is written there before it opens); below it, old or new (the writer makes
@@ -204,18 +260,51 @@ Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
     uint8_t now = 0;
     Status read = ReadAt(fd, now_at, {&now, 1});
     if (!read.ok()) return read;
-    if (now != r.old_bytes[k] && (at >= gap.offset || now != r.new_bytes[k])) {
-      return Error{"journal range " + std::to_string(i) + " (" +
-                   std::to_string(r.new_bytes.size()) + " bytes at offset " +
-                   std::to_string(r.offset) + ") does not match the file before its gap opened, " +
-                   "at offset " + std::to_string(at)};
+    if (now == r.old_bytes[k] || (at < gap.offset && now == r.new_bytes[k]) ||
+        MarkByteAt(journal, /*gap_open=*/false, now_at) == now) {
+      continue;
     }
+    return Error{RangeProblem(journal, i, "does not match the file before its gap opened", at)};
   }
   return Status::Ok();
 }
 
-bool GapOpen(const Journal& journal, uint64_t size) {
-  return journal.gap && size == journal.new_file_size;
+// The identifier bytes, where no range covers them (every rewrite but one
+// whose gap opens at byte 0): the recorded identifier or the mark.
+Status CheckIdentifier(int fd, const Journal& journal, bool gap_open) {
+  if (!journal.identifier || (gap_open && journal.gap->offset <= kIdentifierAt)) {
+    return Status::Ok();
+  }
+  std::array<uint8_t, 4> now{};
+  Status read = ReadAt(fd, kIdentifierAt, now);
+  if (!read.ok()) return read;
+  if (now == *journal.identifier || now == RewritingMark()) return Status::Ok();
+  return Error{"the file's identifier is '" + pte_header::Printable(now.data()) +
+               "', neither the journal's '" + pte_header::Printable(journal.identifier->data()) +
+               "' nor the rewriting mark"};
+}
+
+// Writes back the bytes of [offset, offset + old_bytes.size()) that differ
+// from `old_bytes`, except those `skip` says: a byte already right costs no
+// write, so no block is allocated for it (a full disk cannot stop this).
+Status WriteBackDiffering(int fd, uint64_t offset, std::span<const uint8_t> old_bytes,
+                          const std::function<bool(uint64_t at)>& skip) {
+  std::vector<uint8_t> now(old_bytes.size());
+  Status read = ReadAt(fd, offset, now);
+  if (!read.ok()) return read;
+  size_t k = 0;
+  while (k < now.size()) {
+    if (now[k] == old_bytes[k] || skip(offset + k)) {
+      ++k;
+      continue;
+    }
+    size_t end = k + 1;
+    while (end < now.size() && now[end] != old_bytes[end] && !skip(offset + end)) ++end;
+    Status written = WriteAt(fd, offset + k, old_bytes.subspan(k, end - k));
+    if (!written.ok()) return written;
+    k = end;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -229,9 +318,12 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
                  std::to_string(journal.old_file_size) + " bytes (" +
                  std::to_string(journal.new_file_size) + " after the rewrite)"};
   }
+  const bool gap_open = GapOpen(journal, *size);
+  Status identifier = CheckIdentifier(fd, journal, gap_open);
+  if (!identifier.ok()) return identifier;
   for (size_t i = 0; i < journal.ranges.size(); ++i) {
     const JournalRange& r = journal.ranges[i];
-    if (journal.gap && !GapOpen(journal, *size)) {
+    if (journal.gap && !gap_open) {
       Status closed = CheckClosedGap(fd, journal, i);
       if (!closed.ok()) return closed;
       continue;
@@ -244,13 +336,9 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
     for (uint64_t k = 0; k < present; ++k) {
       const bool is_new = now[k] == r.new_bytes[k];
       const bool is_old = k < r.old_bytes.size() ? now[k] == r.old_bytes[k] : now[k] == 0;
-      if (!is_new && !is_old) {
-        return Error{"journal range " + std::to_string(i) + " (" +
-                     std::to_string(r.new_bytes.size()) + " bytes at offset " +
-                     std::to_string(r.offset) +
-                     ") matches neither its recorded old nor new "
-                     "bytes at offset " +
-                     std::to_string(r.offset + k)};
+      if (!is_new && !is_old && MarkByteAt(journal, gap_open, r.offset + k) != now[k]) {
+        return Error{RangeProblem(journal, i, "matches neither its recorded old nor new bytes",
+                                  r.offset + k)};
       }
     }
   }
@@ -260,7 +348,14 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
 Status RollBack(int fd, const Journal& journal) {
   Result<uint64_t> size = FileSize(fd);
   if (!size.ok()) return size.error();
-  const bool gap_closed = journal.gap && !GapOpen(journal, *size);
+  const bool gap_open = GapOpen(journal, *size);
+  const bool gap_closed = journal.gap && !gap_open;
+  // The identifier is restored last; an open gap's bytes are discarded by
+  // closing it.
+  const auto skip = [&](uint64_t at) {
+    if (journal.identifier && InIdentifier(at)) return true;
+    return gap_open && at >= journal.gap->offset && at < journal.gap->offset + journal.gap->length;
+  };
   for (const JournalRange& r : journal.ranges) {
     std::span<const uint8_t> old_bytes = r.old_bytes;
     if (gap_closed) {  // only what lies below the gap exists yet
@@ -268,21 +363,26 @@ Status RollBack(int fd, const Journal& journal) {
       old_bytes =
           old_bytes.first(std::min<uint64_t>(old_bytes.size(), journal.gap->offset - r.offset));
     }
-    Status written = WriteAt(fd, r.offset, old_bytes);
+    Status written = WriteBackDiffering(fd, r.offset, old_bytes, skip);
     if (!written.ok()) return written;
   }
-  if (gap_closed) return SyncFile(fd);
-  if (journal.gap) {
+  Status synced = SyncFile(fd);
+  if (!synced.ok()) return synced;
+  if (gap_open) {
     // The old bytes are durable before the gap closes, so a crash while
     // closing it leaves a file this rollback can start again on.
-    Status synced = SyncFile(fd);
-    if (!synced.ok()) return synced;
     Status closed = CloseGap(fd, *journal.gap, journal.old_file_size);
     if (!closed.ok()) return closed;
-  } else if (*size != journal.old_file_size) {
+  } else if (!journal.gap && *size != journal.old_file_size) {
     Status truncated = Truncate(fd, journal.old_file_size);
     if (!truncated.ok()) return truncated;
   }
+  synced = SyncFile(fd);
+  if (!synced.ok() || !journal.identifier) return synced;
+  // Last: until now the file said it is neither the input nor the result.
+  Status restored =
+      WriteBackDiffering(fd, kIdentifierAt, *journal.identifier, [](uint64_t) { return false; });
+  if (!restored.ok()) return restored;
   return SyncFile(fd);
 }
 

@@ -26,13 +26,34 @@
 // written. Rolling back writes the old ranges, then closes the gap
 // (COLLAPSE_RANGE); with the gap closed, only the parts below it.
 //
-// Encoding, little-endian: "PTESHJ01" (no gap) or "PTESHJ02" (gap),
-// old_file_size u64, new_file_size u64, with PTESHJ02 gap offset u64 and
-// gap length u64, range_count u64, per range {offset u64, length u64,
-// old_length u64, old bytes, new bytes}, then an FNV-1a 64 checksum of all
-// that.
+// The file says it too, through any name (a bind mount, another mount
+// namespace, a copy): from just after its journal is durable until just
+// before the journal is deleted, its identifier (bytes [4, 8)) reads
+// PteConstants::kRewritingIdentifier, which no reader takes for a program.
+// The mark is written and fsynced before any other byte changes (before the
+// gap opens), every write of the rewrite keeps it, and the real identifier
+// is written back and fsynced only once everything else is; a rollback
+// restores it last. So a file that is neither the input nor the result is
+// never a program, whoever reads it; the journal's identifier field says
+// what to restore.
+//
+// A rollback never needs a free block: it writes only the bytes that
+// differ from their old value (a byte the failed write never reached costs
+// nothing, not even where it is a hole), skips what lies inside an open gap
+// (closing the gap discards those bytes), and overwrites everything else in
+// place; closing the gap frees blocks. So a full disk that stops a rewrite
+// cannot stop its rollback.
+//
+// Encoding, little-endian: "PTESHJ03", old_file_size u64, new_file_size
+// u64, flags u64 (1: a gap, 2: an identifier), the gap's offset u64 and
+// length u64 if flagged, the identifier as a u64 (4 bytes, 4 zeros) if
+// flagged, range_count u64, per range {offset u64, length u64, old_length
+// u64, old bytes, new bytes}, then an FNV-1a 64 checksum of all that.
+// Journals of earlier versions ("PTESHJ01": no gap, "PTESHJ02": a gap,
+// neither with flags nor an identifier) are still read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -59,7 +80,13 @@ struct Journal {
   std::vector<JournalRange> ranges;  // sorted by offset, disjoint
   /// The gap the rewrite opens (new_file_size = old_file_size + its length).
   std::optional<FileGap> gap;
+  /// The file's identifier, which the rewrite replaces with the rewriting
+  /// mark while this journal exists and a rollback restores last.
+  std::optional<std::array<uint8_t, 4>> identifier;
 };
+
+/// The rewriting mark's bytes (PteConstants::kRewritingIdentifier).
+std::array<uint8_t, 4> RewritingMark();
 
 /// FILE.pteshare-journal, beside the file's real name (links resolved).
 std::filesystem::path JournalPath(const std::filesystem::path& file);
@@ -87,7 +114,9 @@ Status RemoveJournalDurably(const std::filesystem::path& file);
 /// Checks that `journal` belongs to the open file `fd` (see above); the
 /// error names the first size or range that matches neither.
 Status CheckJournalBelongs(int fd, const Journal& journal);
-/// Writes every old range back, restores the old size, fsyncs.
+/// Writes every old range back (only bytes that differ, nothing inside an
+/// open gap), closes the gap or restores the old size, fsyncs, then writes
+/// the identifier back and fsyncs again. Needs no free space.
 Status RollBack(int fd, const Journal& journal);
 
 enum class Recovery { kNothingToDo, kRolledBack };

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
@@ -13,16 +15,34 @@
 namespace pteshare {
 namespace fs = std::filesystem;
 
+unsigned DefaultNewFileMode() {
+  // /proc/self/status says "Umask:\t0022" (Linux 4.7 on); umask(2) could
+  // only be read by setting it, which races with other threads.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      return 0666u & ~static_cast<unsigned>(std::stoul(line.substr(6), nullptr, 8));
+    }
+  }
+  return 0644;
+}
+
 Status WriteNewFile(const fs::path& out, int source_fd, const NewFileSteps& steps) {
+  struct stat source;
+  if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
+  return WriteNewFileWithMode(out, source.st_mode & 01777, steps);
+}
+
+Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode,
+                            const NewFileSteps& steps) {
   const auto say = [&](const std::string& line) {
     if (steps.say) steps.say(line);
   };
   Result<OutputTarget> target = InspectOutput(out);
   if (!target.ok())
     return Error{"refusing to write " + out.string() + ": it " + target.error().message};
-  struct stat source;
-  if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
-  const unsigned mode = target->replaced ? target->replaced->mode : source.st_mode & 01777;
+  const unsigned mode = target->replaced ? target->replaced->mode : new_name_mode;
   CleanAbandonedTemps(target->path);
   Result<PendingFile> temp = PendingFile::Create(target->path, mode);
   if (!temp.ok()) return temp.error();

@@ -4,8 +4,9 @@
 // (pending_file.h), filled, fsynced and checked by re-reading it; OUT is
 // inspected again (it must still be what was checked), and only then is
 // the file linked as OUT or renamed over it and the folder fsynced. A
-// replaced file's owner, group and mode are kept. Used for rewritten
-// programs (writer.h) and rewritten bundles (bundle_writer.h).
+// replaced file's owner, group and mode are kept. Used for every file
+// pteshare writes: rewritten programs (writer.h), rewritten bundles
+// (bundle_writer.h) and pictures (`plot -o`).
 #pragma once
 
 #include <filesystem>
@@ -28,5 +29,13 @@ struct NewFileSteps {
 /// Writes a new file for `out` (see above). `source_fd`: the input, whose
 /// permission bits a new name gets.
 Status WriteNewFile(const std::filesystem::path& out, int source_fd, const NewFileSteps& steps);
+
+/// The same, a new name getting the permission bits `new_name_mode`.
+Status WriteNewFileWithMode(const std::filesystem::path& out, unsigned new_name_mode,
+                            const NewFileSteps& steps);
+
+/// 0666 less this process's umask: what a plain open(O_CREAT, 0666) gives
+/// a new file (a picture, a report), read without changing the umask.
+unsigned DefaultNewFileMode();
 
 }  // namespace pteshare

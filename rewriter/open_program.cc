@@ -70,6 +70,14 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
   }
 }
 
+Result<OpenedProgram> OpenLockedProgram(const WriterLock& lock) {
+  Result<PteFile> file = PteFile::Open(lock.path());
+  if (!file.ok()) return file.error();
+  Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
+  if (!view.ok()) return view.error();
+  return OpenedProgram{std::move(file).value(), std::move(view).value(), ""};
+}
+
 Result<OpenedProgram> OpenProgramBytes(std::span<const uint8_t> bytes) {
   Result<PteFile> file = PteFile::FromBytes(bytes);
   if (!file.ok()) return file.error();

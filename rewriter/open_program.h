@@ -11,6 +11,8 @@
 
 namespace pteshare {
 
+class WriterLock;
+
 struct OpenedProgram {
   PteFile file;
   ProgramView view;
@@ -22,6 +24,13 @@ struct OpenedProgram {
 
 Result<OpenedProgram> OpenProgram(const std::filesystem::path& path,
                                   PteFile::Mode mode = PteFile::Mode::kReadOnly);
+
+/// The same for the file `lock` holds (its real path), for a writer that
+/// took the lock and recovered first (rewrite.h): no journal can appear and
+/// nothing can change the file meanwhile, so nothing is looked for or read
+/// again. (OpenProgram would take the lock to recover a journal, and a
+/// thread waiting for its own lock waits forever.)
+Result<OpenedProgram> OpenLockedProgram(const WriterLock& lock);
 
 /// The same for bytes in memory (PteFile::FromBytes): the view points into
 /// `bytes`, which must outlive it.

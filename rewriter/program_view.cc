@@ -113,6 +113,12 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
 
 }  // namespace
 
+std::string DeviceText(fb::DeviceType device, int8_t index) {
+  std::string text = fb::EnumNameDeviceType(device);
+  if (text.empty()) text = "device type " + std::to_string(static_cast<int>(device));
+  return text + ":" + std::to_string(index);
+}
+
 std::string TensorValue::Shape() const {
   const char* type = fb::EnumNameScalarType(static_cast<fb::ScalarType>(scalar_type));
   std::string text = *type != '\0' ? type : "scalar type " + std::to_string(scalar_type);
@@ -122,19 +128,41 @@ std::string TensorValue::Shape() const {
       text += (i > 0 ? "," : "") + std::to_string(table->sizes()->Get(i));
     }
   }
-  return text + "]";
+  text += "]";
+  // The dim order only where it is not the plain one (0, 1, ..., n-1).
+  const auto* order = table != nullptr ? table->dim_order() : nullptr;
+  bool plain = true;
+  for (flatbuffers::uoffset_t i = 0; order != nullptr && i < order->size(); ++i) {
+    plain = plain && order->Get(i) == i;
+  }
+  if (!plain) {
+    text += " dim order ";
+    for (flatbuffers::uoffset_t i = 0; i < order->size(); ++i) {
+      text += (i > 0 ? "," : "") + std::to_string(order->Get(i));
+    }
+  }
+  return text;
 }
 
-bool TensorValue::SameShape(const TensorValue& other) const {
-  if (scalar_type != other.scalar_type) return false;
-  const auto* a = table != nullptr ? table->sizes() : nullptr;
-  const auto* b = other.table != nullptr ? other.table->sizes() : nullptr;
+namespace {
+
+template <typename Vector>
+bool SameElements(const Vector* a, const Vector* b) {
   const size_t na = a ? a->size() : 0, nb = b ? b->size() : 0;
   if (na != nb) return false;
   for (flatbuffers::uoffset_t i = 0; i < na; ++i) {
     if (a->Get(i) != b->Get(i)) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool TensorValue::SameShape(const TensorValue& other) const {
+  if (scalar_type != other.scalar_type) return false;
+  if (table == nullptr || other.table == nullptr) return table == other.table;
+  return SameElements(table->sizes(), other.table->sizes()) &&
+         SameElements(table->dim_order(), other.table->dim_order());
 }
 
 size_t MethodView::planned_count() const {

@@ -62,9 +62,11 @@ struct TensorValue {
   /// State that must survive between executions: a planned tensor with an
   /// initial state or a name.
   bool is_mutable_buffer() const { return planned && (has_initial_state || !name.empty()); }
-  /// "FLOAT[1,8,128,64]": scalar type and sizes, as messages show a tensor.
+  /// "FLOAT[1,8,128,64]": scalar type and sizes, as messages show a tensor
+  /// (and " dim order 0,2,1,3" where it is not the plain one).
   std::string Shape() const;
-  /// Same scalar type and sizes.
+  /// Same scalar type, sizes and dim order: one buffer's bytes mean the
+  /// same to both (equal byte sizes alone do not).
   bool SameShape(const TensorValue& other) const;
 };
 
@@ -74,7 +76,14 @@ struct Arena {
   uint64_t size = 0;
   fb::DeviceType device = fb::DeviceType::CPU;
   int8_t device_index = 0;
+
+  bool SameDevice(const Arena& other) const {
+    return device == other.device && device_index == other.device_index;
+  }
 };
+
+/// "CUDA:0", as messages name a device.
+std::string DeviceText(fb::DeviceType device, int8_t index);
 
 struct MethodView {
   std::string name;

@@ -152,15 +152,14 @@ Result<RewriteOutcome> RewriteFile(const RewriteRequest& request) {
   std::error_code ec;
   const bool out_is_input = !request.in_place && fs::exists(request.output, ec) &&
                             fs::equivalent(request.input, request.output, ec);
-  // Declared before the program so its lock outlives every descriptor the
-  // program holds (closing one drops the process's fcntl locks).
+  // Held from before the program is read until it is written.
   std::optional<WriterLock> lock;
   if (request.in_place || out_is_input) {
     Result<WriterLock> locked = LockForWriting(request);
     if (!locked.ok()) return locked.error();
     lock.emplace(std::move(locked).value());
   }
-  Result<OpenedProgram> program = OpenProgram(request.input);
+  Result<OpenedProgram> program = lock ? OpenLockedProgram(*lock) : OpenProgram(request.input);
   if (!program.ok()) return program.error();
   if (!program->notice.empty()) Say(request, program->notice);
 

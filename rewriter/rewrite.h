@@ -5,9 +5,8 @@
 //
 // RewriteFile runs it on a file: with --in-place or an output that is the
 // input itself it takes the writer lock first (writer_lock.h) and rolls
-// back an interrupted rewrite (journal.h); the lock outlives every
-// descriptor the program holds, since closing any descriptor of a file
-// drops this process's fcntl locks on it. RewriteBytes runs the same steps
+// back an interrupted rewrite (journal.h), and holds it until the file is
+// written (threads of one process exclude each other too). RewriteBytes runs the same steps
 // on bytes in memory (the buffer an export script holds after
 // `to_executorch()`) and returns the rewritten file's bytes, identical to
 // what RewriteFile writes with -o for the same input and options.

@@ -241,6 +241,34 @@ std::vector<PlacedBuffer> PlacedBuffers(const MethodView& method, const SharedBu
   return placed;
 }
 
+// An arena that holds a shared buffer must be on one device in every
+// method that has it: one set of arenas is one buffer per memory_id, and a
+// buffer cannot be CUDA memory for one method and CPU memory for another.
+Status CheckArenaDevices(const ProgramView& view, const SharedBufferSet& set) {
+  std::set<uint32_t> checked;
+  for (const SharedBuffer& buffer : set.buffers) {
+    if (!checked.insert(buffer.memory_id).second) continue;
+    const MethodView* first_method = nullptr;
+    const Arena* first = nullptr;
+    for (const MethodView& method : view.methods) {
+      const Arena* arena = method.arena(buffer.memory_id);
+      if (arena == nullptr) continue;
+      if (first == nullptr) {
+        first_method = &method;
+        first = arena;
+      } else if (!arena->SameDevice(*first)) {
+        return Error{"arena " + std::to_string(buffer.memory_id) + " is on " +
+                     DeviceText(first->device, first->device_index) + " in method " +
+                     first_method->name + " but on " +
+                     DeviceText(arena->device, arena->device_index) + " in method " + method.name +
+                     ", and shared buffer '" + buffer.name +
+                     "' is in it: one arena cannot be shared across two devices"};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 // In each method: shared buffers must not overlap each other; any other
 // tensor lies outside every shared buffer or inside one, and inside only as
 // an alias the program shows. O(n log n) per method.
@@ -369,6 +397,7 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
     buffer.name = name;
     buffer.value_in_method.resize(view.methods.size());
     const MethodView* first_method = nullptr;
+    const TensorValue* first_tensor = nullptr;
     for (const MethodView& method : view.methods) {
       auto it = names[method.index].find(name);
       if (it == names[method.index].end()) continue;
@@ -377,6 +406,7 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
       const TensorValue& t = **picked;
       if (first_method == nullptr) {
         first_method = &method;
+        first_tensor = &t;
         buffer.memory_id = t.placement.memory_id;
         buffer.nbytes = t.nbytes;
       } else if (t.nbytes != buffer.nbytes) {
@@ -388,6 +418,13 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
                      std::to_string(buffer.memory_id) + " in method " + first_method->name +
                      " but in arena " + std::to_string(t.placement.memory_id) + " in method " +
                      method.name};
+      } else if (!t.SameShape(*first_tensor)) {
+        // Equal byte sizes are not enough: FLOAT in one method and INT32
+        // in the other, or another dim order, would read each other's
+        // state as garbage.
+        return Error{"shared buffer '" + name + "' is " + first_tensor->Shape() + " in method " +
+                     first_method->name + " but " + t.Shape() + " in method " + method.name +
+                     ": one buffer must have one scalar type, sizes and dim order"};
       }
       buffer.value_in_method[method.index] = t.value_index;
       if (t.has_initial_state) buffer.methods_with_initial_state.push_back(method.name);
@@ -397,6 +434,8 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
     }
     set.buffers.push_back(std::move(buffer));
   }
+  Status devices = CheckArenaDevices(view, set);
+  if (!devices.ok()) return devices.error();
   Status overlaps = CheckOverlaps(view, set);
   if (!overlaps.ok()) return overlaps.error();
   return set;

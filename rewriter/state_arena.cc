@@ -13,9 +13,7 @@ namespace {
 using DeviceKey = std::pair<int8_t, int8_t>;  // (device type, index): CPU sorts first
 
 std::string DeviceText(DeviceKey device) {
-  std::string text = fb::EnumNameDeviceType(static_cast<fb::DeviceType>(device.first));
-  if (text.empty()) text = "device type " + std::to_string(device.first);
-  return text + ":" + std::to_string(device.second);
+  return pteshare::DeviceText(static_cast<fb::DeviceType>(device.first), device.second);
 }
 
 // Every non-empty planned tensor of arena `memory_id` lies inside one of

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 
+#include "pte_header.h"
 #include "rewriter/crash_points.h"
 #include "rewriter/file_io.h"
 #include "rewriter/gap_writes.h"
@@ -137,6 +139,31 @@ Journal RecordJournal(const PatchSet& patch, const std::vector<ByteOverwrite>& w
   return journal;
 }
 
+// Runs that cover the identifier (a gap opening at byte 0 rewrites it) write
+// the rewriting mark there: only the last step of the rewrite restores it.
+void KeepMark(std::vector<WriteRun>& runs) {
+  const std::array<uint8_t, 4> mark = RewritingMark();
+  for (WriteRun& run : runs) {
+    for (uint64_t k = 0; k < mark.size(); ++k) {
+      const uint64_t at = PteConstants::kIdentifierOffset + k;
+      if (at >= run.offset && at - run.offset < run.after.size())
+        run.after[at - run.offset] = mark[k];
+    }
+  }
+}
+
+// A failed in-place rewrite: roll back, or say that the journal stays.
+Status Failed(int fd, const fs::path& file, const Journal& journal, const Status& failure) {
+  Status rolled_back = RollBack(fd, journal);
+  if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file);
+  if (!rolled_back.ok()) {
+    return Error{failure.error().message + "; rolling back failed too (" +
+                 rolled_back.error().message + "): the journal " + JournalPath(file).string() +
+                 " stays for the next run to roll back"};
+  }
+  return Error{"refusing to finish, the file was rolled back: " + failure.error().message};
+}
+
 }  // namespace
 
 Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& patch,
@@ -172,23 +199,40 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
           : ReadOrZeros(fd, patch.old_file_size);
   Result<std::vector<WriteRun>> runs = JoinIntoRuns(*writes, read_before);
   if (!runs.ok()) return runs.error();
-  const Journal journal = RecordJournal(patch, *writes, *runs, gap);
-  Status ok = WriteJournalDurably(file, journal, patch.old_program_size);
+  Journal journal = RecordJournal(patch, *writes, *runs, gap);
+  // The file says it is being rewritten until it is the result (journal.h).
+  std::array<uint8_t, 4> identifier{};
+  Status ok = ReadAt(fd, PteConstants::kIdentifierOffset, identifier);
+  if (!ok.ok()) return ok;
+  journal.identifier = identifier;
+  KeepMark(*runs);
+  ok = WriteJournalDurably(file, journal, patch.old_program_size);
   if (!ok.ok()) return ok;
   Say(options, false, "journal " + JournalPath(file).string() + " written");
   MaybeCrashAt("after-journal");
+  ok = WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
+  // Durable before anything else changes (the gap included).
+  if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) MaybeCrashAt("after-mark");
 
-  if (gap) {
+  if (ok.ok() && gap) {
     MaybeCrashAt("before-insert");
     Result<GapOpened> opened = OpenGap(fd, *gap, patch.old_file_size);
     if (opened.ok() && *opened == GapOpened::kUnsupported) {
-      // Nothing changed: drop the journal and copy, as -o does.
-      ok = RemoveJournalDurably(file);
-      if (!ok.ok()) return ok;
+      // Nothing changed but the mark: undo it, drop the journal and copy,
+      // as -o does.
+      ok = RollBack(fd, journal);
+      if (ok.ok()) ok = RemoveJournalDurably(file);
+      if (!ok.ok()) return Failed(fd, file, journal, ok);
       Say(options, true, "segments copied: this filesystem cannot insert a range");
       return WriteCopyTo(fd, before, patch, plan, file, options);
     }
     ok = opened.ok() ? Status::Ok() : Status(opened.error());
+    // A gap at byte 0 moved the mark up with everything else and left
+    // zeros where the identifier is read: mark it again at once.
+    if (ok.ok() && gap->offset <= PteConstants::kIdentifierOffset) {
+      ok = WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
+    }
     // The gap is made durable before any byte below it changes, so a power
     // loss cannot keep new header bytes without the gap they describe.
     if (ok.ok()) ok = SyncFile(fd);
@@ -202,23 +246,18 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       ok = WriteRuns(fd, runs->rbegin(), runs->rend(), /*crash_points=*/true);
       if (ok.ok()) MaybeCrashAt("after-header-update");
     }
-  } else {
+  } else if (ok.ok()) {
     // Grow first (zeros), so the size is always the old or the new one.
     if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
     if (ok.ok()) ok = WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/true);
   }
   if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) MaybeCrashAt("before-unmark");
+  // The result, once everything else is durable, says it is a program again.
+  if (ok.ok()) ok = WriteAt(fd, PteConstants::kIdentifierOffset, identifier);
+  if (ok.ok()) ok = SyncFile(fd);
   if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
-  if (!ok.ok()) {
-    Status rolled_back = RollBack(fd, journal);
-    if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file);
-    if (!rolled_back.ok()) {
-      return Error{ok.error().message + "; rolling back failed too (" +
-                   rolled_back.error().message + "): the journal " + JournalPath(file).string() +
-                   " stays for the next run to roll back"};
-    }
-    return Error{"refusing to finish, the file was rolled back: " + ok.error().message};
-  }
+  if (!ok.ok()) return Failed(fd, file, journal, ok);
   auto count = [](size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };

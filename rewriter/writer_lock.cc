@@ -5,12 +5,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <boost/interprocess/sync/file_lock.hpp>
 #include <cerrno>
 #include <cstring>
 
 namespace pteshare {
-namespace bip = boost::interprocess;
 
 namespace {
 
@@ -20,6 +18,20 @@ constexpr int kMaxReplacedRetries = 16;
 
 bool SameFile(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// An exclusive open-file-description lock over the whole file: F_OFD_SETLK
+// (try) or F_OFD_SETLKW (wait). 0, or the errno.
+int LockWholeFile(int fd, bool wait) {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 0;  // to the end, however the file grows
+  while (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -49,15 +61,14 @@ Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
     if (!S_ISREG(locked_file.st_mode)) {
       return Error{"is " + FileTypeName(locked_file.st_mode) + ", not a regular file"};
     }
-    try {
-      held.lock_ = std::make_unique<bip::file_lock>(held.path_.c_str());
-      if (!held.lock_->try_lock()) {
-        if (on_wait && !told) on_wait();
-        told = true;
-        held.lock_->lock();
-      }
-    } catch (const bip::interprocess_exception& e) {
-      return Error{std::string("cannot lock the file for writing: ") + e.what()};
+    int failed = LockWholeFile(held.fd_.get(), /*wait=*/false);
+    if (failed == EAGAIN || failed == EACCES) {
+      if (on_wait && !told) on_wait();
+      told = true;
+      failed = LockWholeFile(held.fd_.get(), /*wait=*/true);
+    }
+    if (failed != 0) {
+      return Error{std::string("cannot lock the file for writing: ") + std::strerror(failed)};
     }
     struct stat now;
     if (::stat(held.path_.c_str(), &now) != 0) {

@@ -1,11 +1,12 @@
-// WriterLock: the exclusive lock every pteshare process that changes a .pte
-// in place holds, so two writers (or a writer and a journal recovery) never
-// interleave. It is a Boost.Interprocess file_lock on the file itself, which
-// is an fcntl record lock: the kernel drops it as soon as this process
-// closes ANY descriptor of the file. So the lock also owns the one read-write
-// descriptor all in-place work goes through, and whoever holds a WriterLock
-// must not open and close other descriptors of the same file until it is
-// done (ReadOnlyMapping maps without closing anything).
+// WriterLock: the exclusive lock every pteshare writer of a .pte in place
+// holds, so two writers (or a writer and a journal recovery) never
+// interleave, whether they are two processes or two threads of one. It is
+// an open-file-description lock (fcntl F_OFD_SETLKW) over the whole file,
+// taken on the lock's own read-write descriptor: it conflicts with every
+// other open of the file, in this process too (a classic fcntl record lock
+// belongs to the process, so it never excludes a second thread, and closing
+// any descriptor of the file would drop it), and it lasts until that
+// descriptor is closed. All in-place work goes through that descriptor.
 //
 // A writer that moves segments replaces the file by rename, so a process
 // that waited for the lock may hold it on the old, unlinked inode. Acquire
@@ -15,21 +16,18 @@
 
 #include <filesystem>
 #include <functional>
-#include <memory>
 
 #include "rewriter/file_io.h"
 #include "rewriter/result.h"
-
-namespace boost::interprocess {
-class file_lock;
-}  // namespace boost::interprocess
 
 namespace pteshare {
 
 class WriterLock {
  public:
   /// Blocks until the lock is ours; calls `on_wait` once first if another
-  /// process holds it (to tell the user why nothing happens).
+  /// writer (a process, or a thread of this one) holds it, to tell the user
+  /// why nothing happens. A thread must not Acquire a file it already holds
+  /// a WriterLock on: it would wait for itself.
   static Result<WriterLock> Acquire(const std::filesystem::path& file,
                                     const std::function<void()>& on_wait = {});
 
@@ -47,9 +45,9 @@ class WriterLock {
   WriterLock() = default;
 
   std::filesystem::path path_;
+  // The lock is this descriptor's open file description's: closing it
+  // releases the lock.
   UniqueFd fd_;
-  // Declared after fd_ so it is released first.
-  std::unique_ptr<boost::interprocess::file_lock> lock_;
 };
 
 }  // namespace pteshare

@@ -35,6 +35,11 @@ struct PteConstants {
   static constexpr size_t kSegmentDataSizeAt = 24;
   static constexpr char kIdentifier[5] = "ET12";
   static constexpr char kHeaderMagic[5] = "eh00";
+  // What an in-place pteshare rewrite puts in the identifier's place while
+  // the file is neither the input nor the result (rewriter/journal.h), so
+  // the file's own bytes say so through whatever name it is reached, and an
+  // ExecuTorch loader refuses it as no program.
+  static constexpr char kRewritingIdentifier[5] = "PTRW";
 };
 
 /// The optional extended header, as stored.
@@ -79,6 +84,13 @@ inline std::string WrongIdentifier(const uint8_t* bytes) {
     return "not a .pte program: this is a ZIP archive (a PyTorch .pt/.pth file?)";
   }
   const std::string id = Printable(bytes + PteConstants::kIdentifierOffset);
+  if (id == PteConstants::kRewritingIdentifier) {
+    return "a pteshare rewrite in place of this file is running or did not finish (identifier '" +
+           id +
+           "'): it is neither the input nor the result until rolled back; any pteshare command "
+           "run through the name it was rewritten by (where its FILE.pteshare-journal lies) "
+           "rolls it back";
+  }
   if (id.compare(0, 2, "BP") == 0) {
     return "not a .pte program: identifier '" + id +
            "' is a bundled program (a test wrapper around a program); pteshare reads ET12 "

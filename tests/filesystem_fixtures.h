@@ -1,6 +1,7 @@
 // Filesystems for the in-place tests: whether a folder's filesystem can
-// insert a range (ext4, XFS can; tmpfs cannot), and a tmpfs mounted for a
-// test to force the copy fallback (needs root; tests skip visibly without).
+// insert a range (ext4, XFS can; tmpfs cannot), a tmpfs mounted for a test
+// to force the copy fallback, a small ext4 on a loop device to fill up, and
+// a bind mount of one file (all need root; tests skip visibly without).
 #pragma once
 
 #include <fcntl.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -53,6 +56,84 @@ class TmpfsMount {
 
  private:
   TempDir dir_;
+  bool mounted_ = false;
+  std::string why_not_;
+};
+
+/// A fresh ext4 filesystem of `bytes` on a loop device (mkfs.ext4 -m 0,
+/// 4096-byte blocks, so every block is the user's), mounted on a fresh
+/// folder for the life of the object.
+class LoopExt4Mount {
+ public:
+  explicit LoopExt4Mount(uint64_t bytes) {
+    const std::filesystem::path image = dir_ / "fs.img";
+    mount_point_ = dir_ / "mnt";
+    std::filesystem::create_directory(mount_point_);
+    if (::geteuid() != 0) {
+      why_not_ = "mounting needs root";
+      return;
+    }
+    const int fd = ::open(image.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    const bool sized = fd >= 0 && ::ftruncate(fd, static_cast<off_t>(bytes)) == 0;
+    if (fd >= 0) ::close(fd);
+    const std::string quiet = " >/dev/null 2>&1";
+    if (!sized ||
+        std::system(("mkfs.ext4 -q -F -m 0 -b 4096 " + image.string() + quiet).c_str()) != 0) {
+      why_not_ = "mkfs.ext4 failed or is missing";
+      return;
+    }
+    if (std::system(
+            ("mount -o loop " + image.string() + " " + mount_point_.string() + quiet).c_str()) !=
+        0) {
+      why_not_ = "mount -o loop failed (no loop device?)";
+      return;
+    }
+    mounted_ = true;
+  }
+  ~LoopExt4Mount() {
+    if (mounted_) ::umount2(mount_point_.c_str(), MNT_DETACH);
+  }
+  LoopExt4Mount(const LoopExt4Mount&) = delete;
+  LoopExt4Mount& operator=(const LoopExt4Mount&) = delete;
+
+  bool mounted() const { return mounted_; }
+  const std::string& why_not() const { return why_not_; }
+  const std::filesystem::path& path() const { return mount_point_; }
+  std::filesystem::path operator/(const std::string& name) const { return mount_point_ / name; }
+
+ private:
+  TempDir dir_;
+  std::filesystem::path mount_point_;
+  bool mounted_ = false;
+  std::string why_not_;
+};
+
+/// `target` (an existing file) bind-mounted on `source`, a second name that
+/// is no hard link (as `docker -v m.pte:/app/m.pte` gives), for the life of
+/// the object.
+class FileBindMount {
+ public:
+  FileBindMount(const std::filesystem::path& source, const std::filesystem::path& name)
+      : name_(name) {
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) ::close(fd);
+    if (::mount(source.c_str(), name.c_str(), nullptr, MS_BIND, nullptr) == 0) {
+      mounted_ = true;
+    } else {
+      why_not_ = std::strerror(errno);
+    }
+  }
+  ~FileBindMount() {
+    if (mounted_) ::umount2(name_.c_str(), MNT_DETACH);
+  }
+  FileBindMount(const FileBindMount&) = delete;
+  FileBindMount& operator=(const FileBindMount&) = delete;
+
+  bool mounted() const { return mounted_; }
+  const std::string& why_not() const { return why_not_; }
+
+ private:
+  std::filesystem::path name_;
   bool mounted_ = false;
   std::string why_not_;
 };

@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +20,10 @@
 
 #include "rewriter/file_io.h"
 #include "rewriter/open_program.h"
+#include "rewriter/rewrite.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {
@@ -252,6 +255,87 @@ TEST(Journal, FullDiskWhileWritingTheJournalLeavesNoFile) {
   EXPECT_NE(written.error().message.find("No space left on device"), std::string::npos)
       << written.error().message;
   EXPECT_EQ(names, std::vector<std::string>{"f"});
+}
+
+uint64_t FreeBlocks(const fs::path& folder) {
+  struct statvfs fs_stat {};
+  if (::statvfs(folder.c_str(), &fs_stat) != 0) return 0;
+  return fs_stat.f_bavail * fs_stat.f_frsize / 4096;
+}
+
+// Fills the filesystem of `filler` with it until `leave` 4096-byte blocks
+// are free (or as close as allocation allows); returns how many are.
+uint64_t FillLeaving(const fs::path& filler, uint64_t leave) {
+  const int fd = ::open(filler.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return FreeBlocks(filler.parent_path());
+  off_t size = 0;
+  // Each pass allocates what is still free above `leave`; extent blocks
+  // take some of it, so a few passes get there.
+  for (int pass = 0; pass < 8; ++pass) {
+    const uint64_t free_now = FreeBlocks(filler.parent_path());
+    if (free_now <= leave) break;
+    off_t grow = static_cast<off_t>((free_now - leave) * 4096);
+    while (grow > 0 && ::fallocate(fd, 0, size, grow) != 0) grow -= 4096;
+    if (grow <= 0) break;
+    size += grow;
+  }
+  ::fsync(fd);
+  ::close(fd);
+  return FreeBlocks(filler.parent_path());
+}
+
+// Issue 23: with free space about the size of the journal, the write into
+// the gap failed with ENOSPC and so did the rollback, which wrote the gap's
+// old bytes (zeros) into the same hole, leaving a file with the gap open.
+// Now a rollback writes nothing into the gap and only bytes that differ,
+// so on a small ext4, with 0, 1, 2, ... free blocks, every rewrite whose
+// segments move either gives the result or leaves the input byte for byte
+// with no journal, readable at once.
+TEST(Journal, AFullDiskAtAnyStepLeavesTheInputOrTheResult) {
+  LoopExt4Mount disk(uint64_t{16} << 20);
+  if (!disk.mounted()) GTEST_SKIP() << "no small ext4 to fill (" << disk.why_not() << "): skipped";
+  if (!CanInsertRange(disk.path())) GTEST_SKIP() << "this ext4 cannot insert a range: skipped";
+  Result<b::ProgramSpec> spec = b::SynthesizeLlm({.layers = 9, .named = true});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  const std::vector<uint8_t> input = Build(*spec);
+  RewriteRequest request;
+  request.in_place = true;
+  request.share.share_auto = true;
+  Result<RewriteOutcome> expected = RewriteBytes(input, request.share, request.options, false);
+  ASSERT_TRUE(expected.ok()) << expected.error().message;
+  const std::vector<uint8_t>& full = expected->bytes;
+  ASSERT_GT(full.size(), input.size()) << "the segments must move for the gap to open";
+
+  const fs::path file = disk / "m.pte";
+  const fs::path filler = disk / "filler";
+  request.input = file;
+  int steps = 0, succeeded = 0, rolled_back = 0, refused_before = 0;
+  for (uint64_t leave = 0; leave < 96 && succeeded < 3; ++leave) {
+    fs::remove(file);
+    fs::remove(filler);
+    WriteBytes(file, input);
+    const uint64_t free_blocks = FillLeaving(filler, leave);
+    SCOPED_TRACE(std::to_string(free_blocks) + " free blocks");
+    Result<RewriteOutcome> done = RewriteFile(request);
+    ++steps;
+    if (done.ok()) {
+      ++succeeded;
+      EXPECT_EQ(ReadBytes(file), full);
+      continue;
+    }
+    const std::string& why = done.error().message;
+    EXPECT_EQ(ReadBytes(file), input) << why;
+    EXPECT_FALSE(fs::exists(JournalPath(file))) << why;
+    Result<OpenedProgram> readable = OpenProgram(file);
+    EXPECT_TRUE(readable.ok() && readable->notice.empty()) << why;
+    (Contains(why, "the file was rolled back") ? rolled_back : refused_before)++;
+  }
+  std::printf(
+      "full disk: %d steps, %d rolled back after the gap opened, %d refused before, %d "
+      "succeeded\n",
+      steps, rolled_back, refused_before, succeeded);
+  EXPECT_GT(rolled_back, 0) << "no step ran out of space after the journal was written";
+  EXPECT_GT(succeeded, 0);
 }
 
 // Runs `body` as user nobody in a child process; returns what it wrote.

@@ -3,7 +3,10 @@
 // the front region and the panel titles; big programs stay small pictures.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 
 #include "tests/plot_svg_checks.h"
@@ -218,6 +221,59 @@ TEST(PlotCommand, OutputIsRequired) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});
   EXPECT_EQ(RunTool("pteshare", {"plot", file}).exit_status, 2);
+}
+
+// Issue 23: plot wrote OUT.pteshare-tmp with a plain open and renamed it,
+// so a link by that name made it write into the link's target (a model was
+// overwritten), a user's file of that name was destroyed, and a FIFO, a
+// link to /dev/stdout or a hard-linked OUT was replaced. Now the picture
+// is written as every file pteshare writes (rewrite -o's path): the same
+// refusals, a nameless temp, nothing left after a kill.
+TEST(PlotCommand, TheOutputIsWrittenAsRewriteWritesItsOutput) {
+  TempDir dir;
+  const std::string file = Synth(dir, "llm.pte", {});
+  const std::string model = ReadFileBytes(file);
+  const std::filesystem::path out = dir / "layout.svg";
+  // What the old temp name reached stays as it was.
+  std::filesystem::create_symlink(file, out.string() + ".pteshare-tmp");
+  std::filesystem::create_directory(dir / "mine");
+  const std::filesystem::path users = dir / "mine" / "layout.svg.pteshare-tmp";
+  test_support::WriteFileBytes(users, "the user's own file");
+  for (const std::filesystem::path& target : {out, dir / "mine" / "layout.svg"}) {
+    CommandOutput drawn = RunTool("pteshare", {"plot", file, "-o", target.string()});
+    ASSERT_EQ(drawn.exit_status, 0) << drawn.err;
+    EXPECT_EQ(XmlProblem(ReadFileBytes(target)), "");
+  }
+  EXPECT_EQ(ReadFileBytes(file), model)
+      << "a link at the old temp name must not be written through";
+  EXPECT_EQ(ReadFileBytes(users), "the user's own file");
+
+  // Refused, exit 2, nothing replaced: a FIFO, a link to /dev/stdout, a
+  // hard-linked OUT.
+  const std::filesystem::path fifo = dir / "fifo.svg";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::filesystem::path linked = dir / "linked.svg";
+  test_support::WriteFileBytes(linked, "two names");
+  std::filesystem::create_hard_link(linked, dir / "other-name.svg");
+  const std::filesystem::path to_stdout = dir / "stdout.svg";
+  std::filesystem::create_symlink("/dev/stdout", to_stdout);
+  for (const std::string& target : {fifo.string(), to_stdout.string(), linked.string()}) {
+    SCOPED_TRACE(target);
+    CommandOutput refused = RunTool("pteshare", {"plot", file, "-o", target});
+    EXPECT_EQ(refused.exit_status, 2) << refused.err;
+    EXPECT_TRUE(Contains(refused.err, "refusing to write")) << refused.err;
+  }
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_EQ(std::filesystem::hard_link_count(linked), 2u);
+
+  // A kill before the picture is published leaves nothing.
+  ::setenv("PTESHARE_TEST_CRASH_AT", "before-publish", 1);
+  CommandOutput killed = RunTool("pteshare", {"plot", file, "-o", (dir / "killed.svg").string()});
+  ::unsetenv("PTESHARE_TEST_CRASH_AT");
+  EXPECT_EQ(killed.exit_status, 99) << killed.err;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find("killed"), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace

@@ -112,6 +112,46 @@ TEST(SharedBuffers, DifferentArenasInDifferentMethods) {
             "shared buffer 'k' is in arena 1 in method prefill but in arena 2 in method decode");
 }
 
+// Issue 23: named buffers were matched on byte size alone.
+TEST(SharedBuffers, OneNameWithAnotherScalarTypeOrDimOrderIsRefusedNamingBoth) {
+  synth::FixedTensor as_int{64, 1, 0, "k", true};
+  as_int.scalar_type = synth::ScalarType::INT;
+  EXPECT_EQ(ChoiceError({{"prefill", {{64, 1, 0, "k", true}}}, {"decode", {as_int}}}, Share({"k"})),
+            "shared buffer 'k' is FLOAT[16] in method prefill but INT[16] in method decode: one "
+            "buffer must have one scalar type, sizes and dim order");
+  synth::FixedTensor square{64, 1, 0, "k", true}, transposed{64, 1, 0, "k", true};
+  square.sizes = transposed.sizes = {4, 4};
+  transposed.dim_order = {1, 0};
+  ShareRequest automatic;
+  automatic.share_auto = true;
+  EXPECT_EQ(ChoiceError({{"prefill", {square}}, {"decode", {transposed}}}, automatic),
+            "shared buffer 'k' is FLOAT[4,4] in method prefill but FLOAT[4,4] dim order 1,0 in "
+            "method decode: one buffer must have one scalar type, sizes and dim order");
+  synth::FixedTensor other_shape{64, 1, 0, "k", true};
+  other_shape.sizes = {2, 8};
+  EXPECT_EQ(ChoiceError({{"prefill", {square}}, {"decode", {other_shape}}}, Share({"k"})),
+            "shared buffer 'k' is FLOAT[4,4] in method prefill but FLOAT[2,8] in method decode: "
+            "one buffer must have one scalar type, sizes and dim order");
+}
+
+// Issue 23: arena 2 was CUDA in prefill and CPU in decode, and the default
+// layout shared the caches in it.
+TEST(SharedBuffers, AnArenaOnTwoDevicesIsRefusedBeforeAnythingInItIsShared) {
+  std::vector<FixedMethod> methods = {
+      {"prefill", {{16, 1, 0}, {64, 2, 0, "k", true}}},
+      {"decode", {{16, 1, 0}, {64, 2, 0, "k", true}}},
+  };
+  methods[0].devices = {synth::ArenaDevice{2, synth::DeviceType::CUDA, 0}};
+  ShareRequest automatic;
+  automatic.share_auto = true;
+  EXPECT_EQ(ChoiceError(methods, automatic),
+            "arena 2 is on CUDA:0 in method prefill but on CPU:0 in method decode, and shared "
+            "buffer 'k' is in it: one arena cannot be shared across two devices");
+  methods[1].devices = methods[0].devices;
+  auto p = Load(methods);
+  EXPECT_TRUE(ChooseSharedBuffers(p->view, automatic).ok()) << "one device: fine";
+}
+
 TEST(SharedBuffers, PartlyOverlappingSharedBuffers) {
   EXPECT_EQ(
       ChoiceError({{"m", {{64, 1, 0, "a", true}, {64, 1, 32, "b", true}}}}, Share({"a", "b"})),

@@ -42,8 +42,9 @@ def cli_error(stderr):
     return lines[-1][len("pteshare: "):]
 
 
-def synth_llm(path, *extra):
-    subprocess.run([str(BIN / "pte-synth"), "llm", "--layers", "2", "-o", str(path), *extra],
+def synth_llm(path, *extra, layers=2):
+    subprocess.run([str(BIN / "pte-synth"), "llm", "--layers", str(layers), "-o", str(path),
+                    *extra],
                    check=True, capture_output=True, env=TOOL_ENV)
     return path
 
@@ -284,6 +285,95 @@ class PteshareTest(unittest.TestCase):
         report = pteshare.rewrite(self.llm, output=folder, share_auto=True)
         self.assertEqual(report["output"], str(folder / self.llm.name))
         self.assertTrue((folder / self.llm.name).is_file())
+
+    def test_type_errors_name_the_keyword_never_the_input(self):
+        # Issue 23: a wrong keyword type on a 6 MB input gave a TypeError
+        # quoting the whole input (18.8 million characters).
+        big = self.llm.read_bytes() + bytes(6 << 20)
+        calls = [
+            lambda: pteshare.verify(big, share_auto="yes"),
+            lambda: pteshare.verify(big, shareauto=True),
+            lambda: pteshare.plan(big, alignment=-1),
+            lambda: pteshare.plan(big, strategy=b"best"),
+            lambda: pteshare.rewrite(big, "out.pte"),
+            lambda: pteshare.rewrite(big, in_place=1),
+            lambda: pteshare.inspect(),
+            lambda: pteshare.inspect(big, source=big),
+        ]
+        for call in calls:
+            with self.assertRaises(TypeError) as raised:
+                call()
+            self.assertLess(len(str(raised.exception)), 200, str(raised.exception)[:300])
+        with self.assertRaises(TypeError) as raised:
+            pteshare.verify(big, shareauto=True)
+        self.assertIn("'shareauto'", str(raised.exception))
+        # Keywords still work as keywords, the source as source=.
+        self.assertEqual(pteshare.inspect(source=self.llm)["file"], str(self.llm))
+
+    def test_a_name_that_is_not_utf8_is_escaped_in_json_and_reaches_python_as_str(self):
+        # Issue 23: inspect --json printed the raw byte (invalid JSON) and
+        # Python raised UnicodeDecodeError.
+        name = b"layers.0.attention.kv_cache.k_cache"
+        data = self.named.read_bytes()
+        self.assertIn(name, data)
+        odd = self.dir / "odd-name.pte"
+        odd.write_bytes(data.replace(name, name[:-1] + b"\xff"))
+        status, stdout, stderr = cli("inspect", odd, "--json")
+        self.assertEqual(status, 0, stderr)
+        document = json.loads(stdout.encode("utf-8"))  # strict: valid UTF-8 and JSON
+        self.assertEqual(pteshare.inspect(odd), document)
+        names = json.dumps(document)
+        self.assertIn("k_cach\\\\xff", names)
+        status, stdout, stderr = cli("verify", odd, "--share-auto", "--json")
+        json.loads(stdout)
+        self.assertEqual(pteshare.verify(odd, share_auto=True), json.loads(stdout))
+
+    def test_threads_rewriting_and_reading_one_file_see_the_input_or_the_result(self):
+        # Issue 23: rewrite(in_place=True) in one thread and inspect() in
+        # another rolled back the writer's journal while it wrote (56 of 95
+        # runs ended with a file that was neither).
+        import threading
+        source = synth_llm(self.dir / "threads-in.pte", "--named", layers=9)
+        data = source.read_bytes()
+        result, _ = pteshare.rewrite(data, share_auto=True)
+        self.assertGreater(len(result), len(data), "the segments must move")
+        seen = {str(pteshare.inspect(data)), str(pteshare.inspect(result))}
+        path = self.dir / "threads.pte"
+        stop = threading.Event()
+        failures = []
+
+        def read():
+            while not stop.is_set():
+                try:
+                    report = pteshare.inspect(path)
+                    report["file"] = None
+                    if str(report) not in seen:
+                        failures.append("a read that is neither the input nor the result")
+                except pteshare.Error as error:  # never expected
+                    failures.append(str(error))
+
+        def write(rounds):
+            for _ in range(rounds):
+                try:
+                    pteshare.rewrite(path, in_place=True, share_auto=True)
+                except pteshare.Error as error:
+                    failures.append(str(error))
+
+        for round_ in range(8):
+            path.write_bytes(data)
+            stop.clear()
+            readers = [threading.Thread(target=read) for _ in range(2)]
+            writers = [threading.Thread(target=write, args=(3,)) for _ in range(3)]
+            for thread in readers + writers:
+                thread.start()
+            for thread in writers:
+                thread.join()
+            stop.set()
+            for thread in readers:
+                thread.join()
+            self.assertEqual(failures, [], f"round {round_}")
+            self.assertEqual(path.read_bytes(), result)
+            self.assertFalse(pathlib.Path(str(path) + ".pteshare-journal").exists())
 
     def test_option_mistakes(self):
         with self.assertRaises(pteshare.BadInputError):

@@ -4,13 +4,16 @@
 // plan's "after" is drawn next to "before", so a user sees where the front
 // region went and what moved out of its way. A plan that misses an
 // --arena-limit draws the input with the limit marked, and still fails.
+#include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <span>
+#include <vector>
 
+#include "rewriter/file_io.h"
+#include "rewriter/new_file.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/layout_html.h"
@@ -79,29 +82,26 @@ std::string MethodNames(const ProgramView& view) {
   return names.empty() ? "none" : names;
 }
 
-/// Writes `text` to a temporary file beside `path` and renames it over
-/// `path`, so a failed write never leaves half a picture.
-Status WriteWholeFile(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temp = path.string() + ".pteshare-tmp";
-  FILE* out = std::fopen(temp.c_str(), "wb");
-  if (out == nullptr) return Error{"cannot create " + temp.string() + ": " + std::strerror(errno)};
-  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(out) == 0;
-  if (!written || !closed) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    return Error{"cannot write " + temp.string() + ": " +
-                 std::strerror(written ? errno : write_errno)};
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) {
-    std::filesystem::remove(temp, error);
-    return Error{"cannot rename " + temp.string() + " to " + path.string() + ": " +
-                 error.message()};
-  }
-  return Status::Ok();
+/// Writes the picture as every file pteshare writes (new_file.h): built
+/// without a name, checked, then linked as `path` or renamed over it, with
+/// the same refusals as `rewrite -o` (devices, FIFOs, /dev/stdout, files
+/// with several names) and nothing left behind by a kill.
+Status WritePicture(const std::filesystem::path& path, const std::string& text) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  NewFileSteps steps;
+  steps.fill = [&](int fd) { return WriteAt(fd, 0, bytes); };
+  steps.check = [&](int fd) -> Status {
+    std::vector<uint8_t> back(bytes.size());
+    Status read = ReadAt(fd, 0, back);
+    if (!read.ok()) return read;
+    Result<uint64_t> size = FileSize(fd);
+    if (!size.ok()) return size.error();
+    if (*size != bytes.size() || !std::equal(back.begin(), back.end(), bytes.begin())) {
+      return Error{"the picture read back differs from what was written"};
+    }
+    return Status::Ok();
+  };
+  return WriteNewFileWithMode(path, DefaultNewFileMode(), steps);
 }
 
 int RunPlot(const PlotArgs& args) {
@@ -148,7 +148,7 @@ int RunPlot(const PlotArgs& args) {
   std::string document = *format == PictureFormat::kHtml
                              ? WrapSvgInHtml("pteshare plot: " + picture.title, svg)
                              : std::move(svg);
-  if (Status written = WriteWholeFile(args.output, document); !written.ok()) {
+  if (Status written = WritePicture(args.output, document); !written.ok()) {
     PrintFileError(args.output, written.error());
     return kExitBadInput;
   }

@@ -1,6 +1,8 @@
 // JsonWriter: a small streaming writer for the `--json` output of every
 // command. Keys come out in the order they are written, so output is
-// deterministic; strings are escaped per RFC 8259.
+// deterministic; strings are escaped per RFC 8259, and a byte that is not
+// part of well-formed UTF-8 is written as the text \xNN, so the document is
+// always valid UTF-8 and valid JSON.
 #pragma once
 
 #include <cstdint>

@@ -11,8 +11,10 @@ ProgramSpec FixedLayoutSpec(const std::vector<FixedMethod>& methods) {
     method.name = fixed.name;
     for (const FixedTensor& t : fixed.tensors) {
       Tensor tensor;
-      tensor.scalar_type = ScalarType::FLOAT;
-      tensor.sizes = {static_cast<int32_t>(t.nbytes / 4)};
+      tensor.scalar_type = t.scalar_type;
+      tensor.sizes =
+          t.sizes.empty() ? std::vector<int32_t>{static_cast<int32_t>(t.nbytes / 4)} : t.sizes;
+      tensor.dim_order = t.dim_order;
       tensor.memory = FixedPlacement{t.memory_id, t.offset};
       if (!t.name.empty()) tensor.fully_qualified_name = t.name;
       if (t.initial_state) tensor.initial_state = std::vector<uint8_t>(t.nbytes, 0);

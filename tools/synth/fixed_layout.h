@@ -21,6 +21,10 @@ struct FixedTensor {
   std::string name{};  // fully_qualified_name; empty: unnamed
   /// A mutable buffer loaded with zeros at method load.
   bool initial_state = false;
+  /// Another type or shape of the same nbytes (empty sizes: FLOAT[nbytes / 4]).
+  ScalarType scalar_type = ScalarType::FLOAT;
+  std::vector<int32_t> sizes{};
+  std::vector<uint8_t> dim_order{};
 };
 
 struct FixedMethod {

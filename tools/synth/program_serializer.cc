@@ -108,8 +108,11 @@ class MethodWriter {
     if (tensor.fully_qualified_name) {
       extra = fb::CreateExtraTensorInfoDirect(fbb_, 0, tensor.fully_qualified_name->c_str());
     }
-    std::vector<uint8_t> dim_order(tensor.sizes.size());
-    for (size_t d = 0; d < dim_order.size(); ++d) dim_order[d] = static_cast<uint8_t>(d);
+    std::vector<uint8_t> dim_order = tensor.dim_order;
+    if (dim_order.empty()) {  // the plain order 0, 1, ..., n-1
+      dim_order.resize(tensor.sizes.size());
+      for (size_t d = 0; d < dim_order.size(); ++d) dim_order[d] = static_cast<uint8_t>(d);
+    }
     return fb::CreateTensorDirect(fbb_, tensor.scalar_type, /*storage_offset=*/0, &tensor.sizes,
                                   &dim_order, /*requires_grad=*/false, data_buffer_idx_[index],
                                   allocation, /*layout=*/0, tensor.shape_dynamism, extra);

@@ -78,6 +78,8 @@ using TensorMemory = std::variant<PlanInArena, FixedPlacement, AliasOf, NotPlann
 struct Tensor {
   ScalarType scalar_type = ScalarType::FLOAT;
   std::vector<int32_t> sizes{};
+  /// Empty: the plain order 0, 1, ..., n-1.
+  std::vector<uint8_t> dim_order{};
   TensorShapeDynamism shape_dynamism = TensorShapeDynamism::STATIC;
   /// Written to extra_tensor_info.fully_qualified_name.
   std::optional<std::string> fully_qualified_name{};
