@@ -58,8 +58,12 @@ class EffectsReader {
       case InstructionArguments::KernelCall: {
         const auto* args = instruction.instr_args_as_KernelCall()->args();
         if (args == nullptr) return InstructionKind::kKernel;
-        const size_t tail_start = args->size() - RepeatedTail(*args);
-        for (size_t i = 0; i < args->size(); ++i) Touch(args->Get(i), i >= tail_start);
+        // [inputs..., out args (k), the out args again (k)]: both copies
+        // are written; only a value among the inputs is read (in place, a
+        // value is both: add.out(v, y, out=v)).
+        const size_t tail = RepeatedTail(*args);
+        const size_t out_start = args->size() - 2 * tail;
+        for (size_t i = 0; i < args->size(); ++i) Touch(args->Get(i), i >= out_start);
         return InstructionKind::kKernel;
       }
       case InstructionArguments::DelegateCall: {

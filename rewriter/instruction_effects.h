@@ -8,7 +8,10 @@
 // chain. What the exporter leaves implicit:
 //  - a KernelCall's args are the schema args followed by the return values
 //    again: the values of the repeated tail are written by the call (the
-//    tail is the longest suffix that repeats the args just before it);
+//    tail is the longest suffix that repeats the args just before it), at
+//    both places (the out args and their repeat); a value that appears
+//    before the out args is read, even if the call writes it too (in
+//    place);
 //  - a DelegateCall's args hold its inputs and its outputs, in no marked
 //    order: a value the call defines (referenced here first, not a plan
 //    input, no initial state) is written by it, and born there: the

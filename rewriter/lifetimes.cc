@@ -36,8 +36,9 @@ class Sets {
 /// Where the instructions reference each value.
 struct References {
   std::vector<std::optional<LiveRange>> range;
-  /// The first instruction that references the value writes it.
-  std::vector<bool> first_writes;
+  /// The first instruction that references the value reads it (it may
+  /// write it too: `add.out(v, y, out=v)`, in place).
+  std::vector<bool> first_reads;
   std::vector<std::pair<uint32_t, uint32_t>> moves;  // (from, to)
   std::vector<LiveRange> loops;                      // [destination, jump]
   int64_t instruction_count = 0;
@@ -46,7 +47,7 @@ struct References {
 References CollectReferences(const MethodEffects& effects, size_t value_count) {
   References refs;
   refs.range.resize(value_count);
-  refs.first_writes.resize(value_count, false);
+  refs.first_reads.resize(value_count, false);
   refs.instruction_count = effects.instruction_count();
   for (int64_t time = 0; time < refs.instruction_count; ++time) {
     // What a DelegateCall defines may also be a static view handed to it
@@ -60,10 +61,10 @@ References CollectReferences(const MethodEffects& effects, size_t value_count) {
       std::optional<LiveRange>& range = refs.range[touch->value];
       if (!range) {
         range = LiveRange{time, time};
-        refs.first_writes[touch->value] = writes;
+        refs.first_reads[touch->value] = !writes;
         continue;
       }
-      if (range->first == time && writes) refs.first_writes[touch->value] = true;
+      if (range->first == time && !writes) refs.first_reads[touch->value] = true;
       range->Cover({time, time});
     }
   }
@@ -164,12 +165,15 @@ std::vector<bool> JoinStaticViews(const MethodView& method, const References& re
   const std::vector<bool> input = ValueFlags(method.plan->inputs(), method.value_count);
   const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
   // When the value is first read without having been written: at its first
-  // reference if that does not write it; at the end if no instruction
-  // references it and the caller reads it (an output that is a view).
+  // reference if that reads it, even if it writes it too (an in-place op on
+  // a view, `add.out(v, y, out=v)`, reads the base's bytes first: planned
+  // as a fresh tensor, replan could move it off its base); at the end if no
+  // instruction references it and the caller reads it (an output that is a
+  // view).
   auto first_read = [&](uint32_t v) -> std::optional<int64_t> {
     if (input[v]) return std::nullopt;
     if (refs.range[v]) {
-      return refs.first_writes[v] ? std::nullopt : std::optional(refs.range[v]->first);
+      return refs.first_reads[v] ? std::optional(refs.range[v]->first) : std::nullopt;
     }
     return output[v] ? std::optional(last) : std::nullopt;
   };

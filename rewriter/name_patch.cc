@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "rewriter/unknown_fields.h"
 #include "wire.h"
 
 namespace pteshare {
 namespace {
+
+// The fields the schema knows (program.fbs): Tensor scalar_type ..
+// extra_tensor_info; ExtraTensorInfo mutable_data_segments_idx .. device_index.
+constexpr int kTensorFields = 10;
+constexpr int kExtraTensorInfoFields = 5;
 
 const flatbuffers::Table& AsTable(const void* generated) {
   return *reinterpret_cast<const flatbuffers::Table*>(generated);
@@ -73,6 +79,25 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
     if (t == nullptr || t->table == nullptr || move == nullptr || val_field == nullptr) {
       return Error{ValueLabel(method.name, n.value_index) +
                    ": cannot name it (not a planned tensor of the plan)"};
+    }
+    // The copy is built from the fields the schema knows: a table storing
+    // others is refused rather than copied without them.
+    const auto table_at = [&](const void* table) {
+      return static_cast<uint64_t>(static_cast<const uint8_t*>(table) - file.data());
+    };
+    if (std::optional<int> unknown = FirstUnknownField(AsTable(t->table), kTensorFields)) {
+      return Error{ValueLabel(method.name, n.value_index) + ": its " +
+                       UnknownFieldText("Tensor", table_at(t->table), *unknown) +
+                       "; --write-names would copy the table without it; refusing",
+                   ErrorKind::kBadInput};
+    }
+    if (const fb::ExtraTensorInfo* extra = t->table->extra_tensor_info()) {
+      if (std::optional<int> unknown = FirstUnknownField(AsTable(extra), kExtraTensorInfoFields)) {
+        return Error{ValueLabel(method.name, n.value_index) + ": its " +
+                         UnknownFieldText("ExtraTensorInfo", table_at(extra), *unknown) +
+                         "; --write-names would copy the table without it; refusing",
+                     ErrorKind::kBadInput};
+      }
     }
     // Aligned to 8, the largest alignment a Tensor copy holds (a uint64).
     while ((start + out.bytes.size()) % 8 != 0) out.bytes.push_back(0);

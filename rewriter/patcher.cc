@@ -12,6 +12,7 @@
 #include "rewriter/name_patch.h"
 #include "rewriter/pte_layout.h"
 #include "rewriter/table_reuse.h"
+#include "rewriter/unknown_fields.h"
 #include "verify_bounded.h"
 #include "wire.h"
 
@@ -159,10 +160,17 @@ std::vector<ExistingVtable> ReusableVtables(std::span<const uint8_t> program,
   return vtables;
 }
 
+// Fields of AllocationDetails: memory_id, memory_offset_low and _high.
+constexpr int kAllocationDetailsFields = 3;
+
 // Points the tensors at tables (table_reuse.h), overwriting fields of the
-// tables whose value changes and appending tables for the rest.
-void AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layout,
-                           const std::map<uint64_t, TableUses>& tables, PatchSet& patch) {
+// tables whose value changes and appending tables for the rest. A table
+// with fields the schema does not know keeps its tensors and takes no
+// others (unknown_fields.h): an assignment that would repoint one is
+// refused, `*bad_input` set.
+Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layout,
+                             const std::map<uint64_t, TableUses>& tables, PatchSet& patch,
+                             bool* bad_input) {
   std::vector<const TableUses*> entries;
   std::vector<TableSlot> slots;
   std::vector<TableReference> references;
@@ -174,6 +182,21 @@ void AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layou
     slots.push_back({offset, StoredFields(*entry.table), entry.current});
   }
   const TableAssignment assignment = AssignTables(slots, references);
+  for (size_t r = 0; r < references.size(); ++r) {
+    const std::optional<size_t> target = assignment.target[r];
+    if (target == references[r].table) continue;
+    for (std::optional<size_t> slot : {std::optional(references[r].table), target}) {
+      if (!slot) continue;
+      const std::optional<int> unknown =
+          FirstUnknownField(AsTable(entries[*slot]->table), kAllocationDetailsFields);
+      if (!unknown) continue;
+      *bad_input = true;
+      return Error{UnknownFieldText("the AllocationDetails", slots[*slot].at, *unknown) +
+                   "; the plan would point a tensor " +
+                   (*slot == references[r].table ? "away from it" : "at it") +
+                   ", which would drop or misattribute that field; refusing"};
+    }
+  }
   const AppendedTables appended =
       BuildAppendedTables(patch.old_program_size, assignment.appended,
                           ReusableVtables(file.first(layout.program_size), tables));
@@ -193,6 +216,7 @@ void AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layou
   patch.tables_appended = assignment.appended.size();
   patch.tables_taken_over = assignment.tables_taken_over;
   patch.appended = appended.bytes;
+  return Status::Ok();
 }
 
 Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view, const Plan& plan,
@@ -316,8 +340,16 @@ std::vector<ByteOverwrite> PatchSet::AllWrites() const {
   return writes;  // appended bytes lie after every overwrite
 }
 
-Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
-                              const Plan& plan, const std::vector<TensorName>& names) {
+namespace {
+
+// The patch as plain data, before its bytes are checked against their
+// owners: every error here means this plan cannot be patched in.
+// `name_references`: the EValue offsets --write-names repoints.
+// `*bad_input`: set when the error is the file's (fields the schema does not
+// know), not the plan's.
+Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView& view,
+                               const Plan& plan, const std::vector<TensorName>& names,
+                               std::set<uint64_t>& name_references, bool* bad_input) {
   const PteLayout& layout = view.layout;
   if (file.size() != layout.file_size) {
     return Error{"the view was read from a file of " + std::to_string(layout.file_size) +
@@ -330,12 +362,15 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   Result<std::map<uint64_t, TableUses>> tables = CollectTableUses(file, view, plan);
   if (!tables.ok()) return tables.error();
 
-  AssignAndAppendTables(file, layout, *tables, patch);
-  std::set<uint64_t> name_references;  // EValue offsets --write-names repoints
+  Status assigned = AssignAndAppendTables(file, layout, *tables, patch, bad_input);
+  if (!assigned.ok()) return assigned.error();
   if (!names.empty()) {
     Result<NamedTensorCopies> copies = BuildNamedTensorCopies(
         file, view, plan, names, patch.old_program_size + patch.appended.size());
-    if (!copies.ok()) return copies.error();
+    if (!copies.ok()) {
+      *bad_input = copies.error().kind == ErrorKind::kBadInput;
+      return copies.error();
+    }
     patch.appended.insert(patch.appended.end(), copies->bytes.begin(), copies->bytes.end());
     patch.overwrites.insert(patch.overwrites.end(), copies->overwrites.begin(),
                             copies->overwrites.end());
@@ -368,6 +403,22 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
                    std::to_string(patch.overwrites[i].offset)};
     }
   }
+  return patch;
+}
+
+}  // namespace
+
+Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
+                              const Plan& plan, const std::vector<TensorName>& names) {
+  const PteLayout& layout = view.layout;
+  std::set<uint64_t> name_references;
+  bool bad_input = false;
+  Result<PatchSet> assembled = AssemblePatch(file, view, plan, names, name_references, &bad_input);
+  if (!assembled.ok()) {
+    return Error{assembled.error().message,
+                 bad_input ? ErrorKind::kBadInput : ErrorKind::kNoValidPlan};
+  }
+  PatchSet& patch = *assembled;
   // Every byte the patch changes must belong to allocation info and to no
   // other object (byte_ownership.h): refused here, nothing is written. The
   // one exception is --write-names repointing an EValue to its named copy
@@ -381,15 +432,17 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   for (const ByteOverwrite& w : patch.overwrites) {
     if (name_references.count(w.offset) != 0) continue;
     if (!ownership.AllocationOnly(w.offset, w.bytes.size())) {
+      // A hostile or broken file, not a plan that cannot be patched in.
       return Error{"the patch would change bytes [" + std::to_string(w.offset) + ", " +
-                   std::to_string(w.end()) + ") that also belong to " +
-                   ownership.OtherOwner(w.offset, w.bytes.size()) +
-                   " (this file's objects overlap); refusing before writing"};
+                       std::to_string(w.end()) + ") that also belong to " +
+                       ownership.OtherOwner(w.offset, w.bytes.size()) +
+                       " (this file's objects overlap); refusing before writing",
+                   ErrorKind::kBadInput};
     }
   }
   Status safe = CheckPatchedFlatbuffer(file, view, plan, patch, names);
-  if (!safe.ok()) return safe.error();
-  return patch;
+  if (!safe.ok()) return Error{safe.error().message, ErrorKind::kNoValidPlan};
+  return std::move(assembled).value();
 }
 
 }  // namespace pteshare

@@ -89,8 +89,10 @@ struct TensorName {
 
 /// The patch for `plan` (already verified) on the file `file`, which `view`
 /// was read from (its table pointers point into `file`); with `names`, also
-/// the named Tensor copies of name_patch.h. Errors: a plan that does not
-/// describe this program, a result the format cannot hold.
+/// the named Tensor copies of name_patch.h. Errors, kNoValidPlan: a plan
+/// that does not describe this program, a result the format cannot hold;
+/// kBadInput: a byte the patch must change also belongs to another object
+/// (a hostile file whose objects overlap).
 Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& view,
                               const Plan& plan, const std::vector<TensorName>& names = {});
 

@@ -61,8 +61,10 @@ Result<PatchedPlan> PlanAndPatch(const OpenedProgram& program, const ShareReques
   Result<PatchSet> patch =
       MakePatchSet(program.file.bytes(), program.view, plan->planned.plan, names);
   if (!patch.ok()) {
+    // Its kind says whose fault: the file's objects overlap what the plan
+    // must change (bad input, exit 2), or the plan cannot be patched in.
     return Error{"cannot patch the plan into the file: " + patch.error().message,
-                 ErrorKind::kNoValidPlan};
+                 patch.error().kind};
   }
   return PatchedPlan{std::move(plan).value(), std::move(patch).value()};
 }

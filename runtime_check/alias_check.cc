@@ -24,6 +24,7 @@ CheckedProgram CheckProgramTables(const ProgramTables& tables, const CheckOption
   PairUnnamedState(&state.methods, &report->findings);
   state.groups = CollectSharedGroups(state.methods, options.shared_names, &report->findings);
   CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
+  CheckArenaDevices(state.methods, state.groups, &report->findings);
   CheckNoOverlap(state.methods, state.groups, &report->findings);
   CheckSharingCaveats(state.methods, state.groups, &report->findings);
 

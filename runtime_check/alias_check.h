@@ -76,6 +76,15 @@ enum class FindingKind {
   kOffsetMismatch,
   /// Other size. expected: reference nbytes; actual: nbytes.
   kSizeMismatch,
+  /// Same size, but another scalar type, sizes or dim order: the methods
+  /// would read each other's state as other numbers. expected/actual:
+  /// unused; the message names both.
+  kShapeMismatch,
+  /// The shared buffer's arena is on another device (type, index) in this
+  /// method than in `reference_method`: one set of arenas cannot give it
+  /// one memory. memory_id: the arena; expected: the reference's device
+  /// type << 8 | index; actual: this method's.
+  kDeviceMismatch,
   /// A tensor overlaps a shared buffer without lying inside it. `name` is
   /// the shared buffer, `reference` its placement in this method (or, in a
   /// method without it, the slot it must keep free), or with bindings its

@@ -65,6 +65,10 @@ const char* FindingKindName(FindingKind kind) {
       return "offset_mismatch";
     case FindingKind::kSizeMismatch:
       return "size_mismatch";
+    case FindingKind::kShapeMismatch:
+      return "shape_mismatch";
+    case FindingKind::kDeviceMismatch:
+      return "device_mismatch";
     case FindingKind::kOverlap:
       return "overlap";
     case FindingKind::kUnprovenAlias:

@@ -65,6 +65,7 @@ PlannedTensor ReadPlannedTensor(const MethodLayout& method, uint32_t value_index
   planned.has_initial_state = tensor.data_buffer_idx > 0;
   planned.scalar_type = tensor.scalar_type;
   planned.sizes = tensor.sizes;
+  planned.dim_order = tensor.dim_order;
   planned.name = tensor.name;
   const std::string label = TensorLabel(method.name, value_index, planned.name);
 
@@ -137,6 +138,15 @@ MethodLayout ReadMethodLayout(const MethodTables& plan, size_t index,
       finding.message = "method " + method.name + ": arena " + std::to_string(id) + " size " +
                         std::to_string(size) + " is negative";
       findings->push_back(std::move(finding));
+    }
+  }
+  method.arena_devices.assign(method.arena_sizes.size(), {0, 0});
+  for (const BufferDeviceTable& device : plan.non_const_buffer_device) {
+    // An entry naming no arena places nothing: the loader ignores it too.
+    if (device.buffer_idx >= 1 &&
+        static_cast<size_t>(device.buffer_idx) <= method.arena_devices.size()) {
+      method.arena_devices[static_cast<size_t>(device.buffer_idx) - 1] = {device.device_type,
+                                                                          device.device_index};
     }
   }
 

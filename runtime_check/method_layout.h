@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime_check/alias_check.h"
@@ -36,6 +37,7 @@ struct PlannedTensor {
   bool paired = false;
   int8_t scalar_type = 0;
   std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
 
   uint64_t end() const { return placement.offset + placement.nbytes; }
 };
@@ -49,6 +51,9 @@ struct MethodLayout {
   /// arena_sizes[i]: size of memory_id i + 1; nullopt when the stored size
   /// is negative (a finding).
   std::vector<std::optional<uint64_t>> arena_sizes;
+  /// arena_devices[i]: (device type, index) of memory_id i + 1; (0, 0) is
+  /// the CPU, what an arena without a non_const_buffer_device entry is.
+  std::vector<std::pair<int8_t, int8_t>> arena_devices;
   /// In value-index order.
   std::vector<PlannedTensor> tensors;
 

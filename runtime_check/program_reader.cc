@@ -33,6 +33,7 @@ TensorTable ReadTensor(Reader& reader, const Table& tensor) {
   TensorTable out;
   out.scalar_type = reader.Scalar<int8_t>(tensor, f::Tensor::kScalarType, 0);
   out.sizes = Scalars<int32_t>(reader, tensor, f::Tensor::kSizes);
+  out.dim_order = Scalars<uint8_t>(reader, tensor, f::Tensor::kDimOrder);
   out.data_buffer_idx = reader.Scalar<uint32_t>(tensor, f::Tensor::kDataBufferIdx, 0);
   out.shape_dynamism = reader.Scalar<int8_t>(tensor, f::Tensor::kShapeDynamism, 0);
   const Table allocation = reader.TableField(tensor, f::Tensor::kAllocationInfo);
@@ -120,6 +121,14 @@ MethodTables ReadMethod(Reader& reader, const Table& plan) {
   }
   out.non_const_buffer_sizes =
       Scalars<int64_t>(reader, plan, f::ExecutionPlan::kNonConstBufferSizes);
+  const Vector devices = reader.VectorField(plan, f::ExecutionPlan::kNonConstBufferDevice, 4);
+  for (uint32_t i = 0; i < devices.length && reader.ok(); ++i) {
+    const Table device = reader.TableElement(devices, i);
+    out.non_const_buffer_device.push_back(
+        {reader.Scalar<int32_t>(device, f::NonConstBufferDevice::kBufferIdx, 0),
+         reader.Scalar<int8_t>(device, f::NonConstBufferDevice::kDeviceType, 0),
+         reader.Scalar<int8_t>(device, f::NonConstBufferDevice::kDeviceIndex, 0)});
+  }
   return out;
 }
 

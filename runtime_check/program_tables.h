@@ -15,6 +15,7 @@ namespace pteshare::runtime_check::internal {
 struct TensorTable {
   int8_t scalar_type = 0;
   std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
   uint32_t data_buffer_idx = 0;
   /// allocation_info: present for a tensor the memory plan places.
   bool has_allocation = false;
@@ -25,7 +26,7 @@ struct TensorTable {
   std::string name;
 
   bool operator==(const TensorTable& o) const {
-    return scalar_type == o.scalar_type && sizes == o.sizes &&
+    return scalar_type == o.scalar_type && sizes == o.sizes && dim_order == o.dim_order &&
            data_buffer_idx == o.data_buffer_idx && has_allocation == o.has_allocation &&
            memory_id == o.memory_id && memory_offset == o.memory_offset &&
            shape_dynamism == o.shape_dynamism && name == o.name;
@@ -66,6 +67,18 @@ struct InstructionTable {
   }
 };
 
+/// An arena off the CPU (non_const_buffer_device): memory_id `buffer_idx`.
+struct BufferDeviceTable {
+  int32_t buffer_idx = 0;
+  int8_t device_type = 0;  // 0: CPU
+  int8_t device_index = 0;
+
+  bool operator==(const BufferDeviceTable& o) const {
+    return buffer_idx == o.buffer_idx && device_type == o.device_type &&
+           device_index == o.device_index;
+  }
+};
+
 struct MethodTables {
   bool has_name = false;
   std::string name;
@@ -74,10 +87,12 @@ struct MethodTables {
   /// Every instruction of every chain, chain after chain.
   std::vector<InstructionTable> instructions;
   std::vector<int64_t> non_const_buffer_sizes;
+  std::vector<BufferDeviceTable> non_const_buffer_device;
 
   bool operator==(const MethodTables& o) const {
     return has_name == o.has_name && name == o.name && values == o.values && inputs == o.inputs &&
-           instructions == o.instructions && non_const_buffer_sizes == o.non_const_buffer_sizes;
+           instructions == o.instructions && non_const_buffer_sizes == o.non_const_buffer_sizes &&
+           non_const_buffer_device == o.non_const_buffer_device;
   }
 };
 

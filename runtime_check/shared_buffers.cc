@@ -55,6 +55,24 @@ std::string ShapeOf(const PlannedTensor& t) {
   return text + "]";
 }
 
+// Scalar type, sizes and dim order: what makes one buffer's bytes mean the
+// same numbers to two methods.
+bool SameShape(const PlannedTensor& a, const PlannedTensor& b) {
+  return a.scalar_type == b.scalar_type && a.sizes == b.sizes && a.dim_order == b.dim_order;
+}
+
+// "scalar type 6 [16] dim order 0": as the file stores them (this library
+// has no table of type names).
+std::string ShapeText(const PlannedTensor& t) {
+  std::string text = "scalar type " + std::to_string(t.scalar_type) + " " + ShapeOf(t);
+  if (!t.dim_order.empty()) {
+    text += " dim order ";
+    for (size_t i = 0; i < t.dim_order.size(); ++i)
+      text += (i > 0 ? "," : "") + std::to_string(t.dim_order[i]);
+  }
+  return text;
+}
+
 bool LiesInside(const Placement& inner, const Placement& outer) {
   return inner.memory_id == outer.memory_id && inner.offset >= outer.offset &&
          inner.offset + inner.nbytes <= outer.offset + outer.nbytes;
@@ -195,7 +213,48 @@ void CheckSamePlacement(const std::vector<MethodLayout>& methods,
         finding.message = label + ": " + std::to_string(got.nbytes) + " bytes, but " +
                           std::to_string(want.nbytes) + " bytes" + where;
         findings->push_back(std::move(finding));
+      } else if (!SameShape(tensor, TensorOf(methods, first))) {
+        Finding finding = OccurrenceFinding(FindingKind::kShapeMismatch, methods, group, o);
+        finding.message = label + ": " + ShapeText(tensor) + ", but " +
+                          ShapeText(TensorOf(methods, first)) + where +
+                          " (one buffer, read as other numbers)";
+        findings->push_back(std::move(finding));
       }
+    }
+  }
+}
+
+void CheckArenaDevices(const std::vector<MethodLayout>& methods,
+                       const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
+  std::set<uint32_t> checked;
+  for (const SharedGroup& group : groups) {
+    const Occurrence& first = group.occurrences.front();
+    const uint32_t id = TensorOf(methods, first).placement.memory_id;
+    if (id == 0 || !checked.insert(id).second) continue;
+    const MethodLayout& reference = methods[first.method];
+    if (id > reference.arena_devices.size()) continue;
+    const auto want = reference.arena_devices[id - 1];
+    auto text = [](std::pair<int8_t, int8_t> device) {
+      return "device type " + std::to_string(device.first) + ":" + std::to_string(device.second);
+    };
+    for (const MethodLayout& method : methods) {
+      if (id > method.arena_devices.size()) continue;
+      const auto got = method.arena_devices[id - 1];
+      if (got == want) continue;
+      Finding finding = NewFinding(FindingKind::kDeviceMismatch);
+      finding.method = method.name;
+      finding.name = group.name;
+      finding.reference_method = reference.name;
+      finding.placement.memory_id = id;
+      finding.expected = static_cast<uint64_t>(static_cast<uint8_t>(want.first)) << 8 |
+                         static_cast<uint8_t>(want.second);
+      finding.actual = static_cast<uint64_t>(static_cast<uint8_t>(got.first)) << 8 |
+                       static_cast<uint8_t>(got.second);
+      finding.message = "method " + method.name + ": arena " + std::to_string(id) + " is on " +
+                        text(got) + ", but on " + text(want) + " in method " + reference.name +
+                        ", and shared buffer " + group.name +
+                        " is in it (one arena cannot be one memory on two devices)";
+      findings->push_back(std::move(finding));
     }
   }
 }

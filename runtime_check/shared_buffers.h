@@ -49,6 +49,11 @@ void CheckSamePlacement(const std::vector<MethodLayout>& methods,
                         const std::vector<SharedGroup>& groups, CompareLocation compare,
                         std::vector<Finding>* findings);
 
+/// The arena of every shared buffer must be on one device in every method
+/// that has that arena.
+void CheckArenaDevices(const std::vector<MethodLayout>& methods,
+                       const std::vector<SharedGroup>& groups, std::vector<Finding>* findings);
+
 /// No tensor of any method may overlap a shared buffer without lying
 /// inside it.
 void CheckNoOverlap(const std::vector<MethodLayout>& methods,

@@ -22,6 +22,13 @@ struct ExecutionPlan {
   static constexpr int kInputs = 3;
   static constexpr int kChains = 5;
   static constexpr int kNonConstBufferSizes = 8;
+  static constexpr int kNonConstBufferDevice = 9;
+};
+
+struct NonConstBufferDevice {
+  static constexpr int kBufferIdx = 0;    // int: the memory_id
+  static constexpr int kDeviceType = 1;   // byte (DeviceType, CPU = 0)
+  static constexpr int kDeviceIndex = 2;  // byte
 };
 
 struct Chain {
@@ -81,6 +88,7 @@ struct TensorList {
 struct Tensor {
   static constexpr int kScalarType = 0;  // int8
   static constexpr int kSizes = 2;       // [int32]
+  static constexpr int kDimOrder = 3;    // [ubyte]
   static constexpr int kDataBufferIdx = 5;
   static constexpr int kAllocationInfo = 6;
   static constexpr int kShapeDynamism = 8;  // int8

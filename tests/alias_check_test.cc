@@ -40,6 +40,7 @@ struct KvProgram {
   b::MethodSpec& decode() { return spec.methods[1]; }
   b::MethodSpec& score() { return spec.methods[2]; }
   b::Tensor& decode_k() { return std::get<b::Tensor>(decode().values[0]); }
+  b::Tensor& prefill_k() { return std::get<b::Tensor>(prefill().values[0]); }
 
   KvProgram() {
     for (const char* name : {"prefill", "decode"}) {
@@ -207,6 +208,43 @@ TEST(AliasCheck, SharedBufferWithADifferentSize) {
   EXPECT_EQ(f.actual, 512u);
   EXPECT_EQ(f.placement.nbytes, 512u);
   EXPECT_EQ(f.reference.nbytes, 1024u);
+}
+
+// Issue 23: one name of the same byte size but another type or dim order
+// in another method passed as shared.
+TEST(AliasCheck, SharedBufferWithTheSameSizeButAnotherTypeOrDimOrder) {
+  KvProgram as_int;
+  as_int.decode_k().scalar_type = b::ScalarType::INT;
+  Finding f = OnlyFinding(Check(as_int.Build()));
+  EXPECT_EQ(f.kind, FindingKind::kShapeMismatch);
+  EXPECT_EQ(f.method, "decode");
+  EXPECT_EQ(f.message,
+            "method decode, value 0 (layers.0.k_cache): scalar type 3 [256] dim order 0, but "
+            "scalar type 6 [256] dim order 0 in method prefill (value 0) (one buffer, read as "
+            "other numbers)");
+  KvProgram transposed;
+  transposed.prefill_k().sizes = transposed.decode_k().sizes = {16, 16};
+  transposed.decode_k().dim_order = {1, 0};
+  EXPECT_EQ(OnlyFinding(Check(transposed.Build())).kind, FindingKind::kShapeMismatch);
+}
+
+// Issue 23: arena 1 on CUDA in two methods and on the CPU in a third that
+// uses it: the caches in it were reported shared.
+TEST(AliasCheck, AnArenaOnAnotherDeviceInAnotherMethod) {
+  KvProgram kv;
+  kv.prefill().arena_devices = {b::ArenaDevice{1, b::DeviceType::CUDA, 0}};
+  kv.decode().arena_devices = kv.prefill().arena_devices;
+  Report report = Check(kv.Build());
+  Finding f = OnlyFinding(report);
+  EXPECT_EQ(f.kind, FindingKind::kDeviceMismatch);
+  EXPECT_EQ(f.method, "score");
+  EXPECT_EQ(f.placement.memory_id, 1u);
+  EXPECT_EQ(f.expected, 1u << 8);
+  EXPECT_EQ(f.actual, 0u);
+  EXPECT_EQ(f.message,
+            "method score: arena 1 is on device type 0:0, but on device type 1:0 in method "
+            "prefill, and shared buffer layers.0.k_cache is in it (one arena cannot be one memory "
+            "on two devices)");
 }
 
 TEST(AliasCheck, SharedBufferInDifferentArenas) {

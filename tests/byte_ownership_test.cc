@@ -166,12 +166,14 @@ TEST(ByteOwnership, PatchTouchingAnIntArgumentIsRefused) {
   ASSERT_FALSE(patch.ok()) << "the patch would change a kernel argument";
   EXPECT_NE(patch.error().message.find("also belong to int_val"), std::string::npos)
       << patch.error().message;
+  // Issue 23: it was exit 1 ("no valid plan"); the file is at fault.
+  EXPECT_EQ(patch.error().kind, ErrorKind::kBadInput);
 
   TempDir dir;
   WriteBytes(dir / "m.pte", crafted);
   CommandOutput out = RunTool(
       "pteshare", {"rewrite", (dir / "m.pte").string(), "--share", kCacheName, "--in-place"});
-  EXPECT_NE(out.exit_status, 0);
+  EXPECT_EQ(out.exit_status, 2) << out.err;
   EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
   EXPECT_EQ(ReadBytes(dir / "m.pte"), crafted) << "nothing written";
 }

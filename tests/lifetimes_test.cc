@@ -256,6 +256,28 @@ TEST(Lifetimes, StaticViewJoinsTheLatestEarlierValueWithItsPlacement) {
   EXPECT_EQ(g.end, 64u);
 }
 
+// Issue 23: a view whose first use reads and writes it (an in-place op,
+// add.out(view, y, out=view)) was planned as a fresh tensor, so replan
+// moved it off its base and the op read other bytes.
+TEST(Lifetimes, AStaticViewFirstUsedInPlaceIsReadSoItStaysWithItsBase) {
+  MethodSpec m;
+  m.name = "forward";
+  ValueIndex x = At(m, 256), y = At(m, 272), w = At(m, 288);
+  ValueIndex base = At(m, 0, 4);
+  ValueIndex view = At(m, 0, 4);           // the base's placement; nothing links them
+  CallOut(m, ops::kRelu, {x}, base);       // 0: the base is written
+  CallOut(m, ops::kRelu, {base}, y);       // 1: its last use
+  CallOut(m, ops::kAdd, {view, y}, view);  // 2: in place: reads and writes the view
+  CallOut(m, ops::kRelu, {view}, w);       // 3
+  m.inputs = {x};
+  m.outputs = {w};
+  Built built = Compute(m);
+  ASSERT_TRUE(built.program);
+  const MethodLifetimes& l = built.lifetimes;
+  EXPECT_TRUE(SameGroup(l, base, view));
+  EXPECT_EQ(l.groups[l.group_of[view]].live, Range(0, 3));
+}
+
 TEST(Lifetimes, StaticViewJoinsTheValueItReadsNotALaterTenantOfItsBytes) {
   // `reuse` has a lower index than the view but takes the bytes only after
   // the view's last read: the view belongs with `base`.

@@ -82,6 +82,44 @@ TEST(Patcher, CompleteTablesArePatchedInPlaceAndNothingElseChanges) {
   ExpectSegmentsKept(p.before, p.after);
 }
 
+// Issue 23: fields unknown to the schema (a newer exporter's) on a table
+// the rewrite repointed a tensor away from, or copied for --write-names,
+// were silently dropped. Now a table that only changes in place keeps them;
+// the rest is refused as bad input, naming the table and the field.
+TEST(Patcher, TablesWithFieldsTheSchemaDoesNotKnowAreKeptInPlaceOrRefused) {
+  b::BuildOptions complete;
+  complete.force_defaults = true;
+  complete.newer_exporter_fields = true;
+  Patched p = PatchAndCheck(Build(SharedCacheSpec(), complete));
+  EXPECT_EQ(p.patch.tensors_repointed, 0u) << "complete tables are overwritten in place";
+  EXPECT_GT(p.patch.fields_overwritten, 0u);
+
+  b::BuildOptions exporter;
+  exporter.segment_alignment = 4096;
+  exporter.newer_exporter_fields = true;
+  const std::vector<uint8_t> bytes = Build(SharedCacheSpec(), exporter);
+  ReadProgram in = Read(bytes);
+  const Plan plan = PlanSharing(in.view);
+  Result<PatchSet> repointing = MakePatchSet(bytes, in.view, plan);
+  ASSERT_FALSE(repointing.ok()) << "the plan points z at another table";
+  EXPECT_EQ(repointing.error().kind, ErrorKind::kBadInput);
+  EXPECT_TRUE(
+      Contains(repointing.error().message, "stores field 3, which pteshare's schema does not know"))
+      << repointing.error().message;
+
+  ReadProgram complete_in = Read(p.before);
+  uint32_t cache = 0;
+  for (const TensorValue& t : complete_in.view.methods[0].tensors) {
+    if (t.name == kCacheName) cache = t.value_index;
+  }
+  Result<PatchSet> naming =
+      MakePatchSet(p.before, complete_in.view, p.plan, {TensorName{0, cache, "kv"}});
+  ASSERT_FALSE(naming.ok()) << "--write-names would copy the Tensor table without its field";
+  EXPECT_EQ(naming.error().kind, ErrorKind::kBadInput);
+  EXPECT_TRUE(Contains(naming.error().message, "Tensor table at offset")) << naming.error().message;
+  EXPECT_TRUE(Contains(naming.error().message, "stores field 10")) << naming.error().message;
+}
+
 TEST(Patcher, MissingFieldsGetOneAppendedTableSharedAcrossMethodsWithinTheSlack) {
   b::BuildOptions options;
   options.segment_alignment = 4096;  // slack of several hundred bytes

@@ -124,6 +124,7 @@ TensorTable GeneratedTensor(const fb::Tensor& t) {
   TensorTable out;
   out.scalar_type = static_cast<int8_t>(t.scalar_type());
   out.sizes = Copy(t.sizes());
+  out.dim_order = Copy(t.dim_order());
   out.data_buffer_idx = t.data_buffer_idx();
   out.shape_dynamism = static_cast<int8_t>(t.shape_dynamism());
   if (const fb::AllocationDetails* a = t.allocation_info()) {
@@ -198,6 +199,12 @@ ProgramTables GeneratedTables(const fb::Program& program) {
         int64_t size = 0;  // byte-wise: the vector may sit at 4 mod 8
         std::memcpy(&size, sizes->Data() + sizeof(int64_t) * i, sizeof size);
         m.non_const_buffer_sizes.push_back(size);
+      }
+    }
+    if (const auto* devices = plan->non_const_buffer_device()) {
+      for (const fb::NonConstBufferDevice* d : *devices) {
+        m.non_const_buffer_device.push_back(
+            {d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()});
       }
     }
     out.methods.push_back(std::move(m));

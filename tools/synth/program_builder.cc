@@ -109,6 +109,7 @@ Result<BuiltPte> BuildPte(const ProgramSpec& spec, const BuildOptions& options) 
   inputs.placements = &built.layout.placements;
   inputs.data = &data;
   inputs.force_defaults = options.force_defaults;
+  inputs.newer_exporter_fields = options.newer_exporter_fields;
 
   if (!options.extended_header) {
     if (data.mutable_states.blob_count() > 1 || options.trailing_segment_bytes > 0) {

@@ -51,6 +51,10 @@ struct BuildOptions {
   /// writes it sparsely, so 1 GiB costs no memory; BuildProgram
   /// materialises it, so keep it small there.
   uint64_t trailing_segment_bytes = 0;
+  /// Every AllocationDetails, Tensor and ExtraTensorInfo table also stores
+  /// a field one past the schema's last (value 1), as a newer exporter's
+  /// tables might: for the refusal to drop fields pteshare does not know.
+  bool newer_exporter_fields = false;
 };
 
 /// Facts about a built file that tests check against what they parse.

@@ -14,8 +14,10 @@ using flatbuffers::Offset;
 class MethodWriter {
  public:
   MethodWriter(FlatBufferBuilder& fbb, const MethodSpec& method, const MethodPlacements& placements,
-               const std::vector<uint32_t>& data_buffer_idx, uint32_t& next_delegate_data)
-      : fbb_(fbb),
+               const std::vector<uint32_t>& data_buffer_idx, uint32_t& next_delegate_data,
+               bool newer_exporter_fields)
+      : newer_exporter_fields_(newer_exporter_fields),
+        fbb_(fbb),
         method_(method),
         placements_(placements),
         data_buffer_idx_(data_buffer_idx),
@@ -97,25 +99,59 @@ class MethodWriter {
         method_.values[index]);
   }
 
+  // A field the schema does not know: id `known_fields` (one past the
+  // last), value 1 (BuildOptions::newer_exporter_fields).
+  void AddNewerField(int known_fields) {
+    if (newer_exporter_fields_) {
+      fbb_.AddElement<uint8_t>(static_cast<flatbuffers::voffset_t>(4 + 2 * known_fields), 1, 0);
+    }
+  }
+
   Offset<fb::Tensor> WriteTensor(size_t index, const Tensor& tensor) {
     Offset<fb::AllocationDetails> allocation;
     if (const auto& placement = placements_.by_value[index]) {
-      allocation = fb::CreateAllocationDetails(fbb_, placement->memory_id,
-                                               static_cast<uint32_t>(placement->offset),
-                                               static_cast<uint32_t>(placement->offset >> 32));
+      fb::AllocationDetailsBuilder details(fbb_);
+      details.add_memory_offset_high(static_cast<uint32_t>(placement->offset >> 32));
+      details.add_memory_offset_low(static_cast<uint32_t>(placement->offset));
+      details.add_memory_id(placement->memory_id);
+      AddNewerField(3);
+      allocation = details.Finish();
     }
     Offset<fb::ExtraTensorInfo> extra;
-    if (tensor.fully_qualified_name) {
+    if (tensor.fully_qualified_name && !newer_exporter_fields_) {
       extra = fb::CreateExtraTensorInfoDirect(fbb_, 0, tensor.fully_qualified_name->c_str());
+    } else if (tensor.fully_qualified_name) {
+      const auto name = fbb_.CreateString(*tensor.fully_qualified_name);
+      fb::ExtraTensorInfoBuilder info(fbb_);
+      info.add_fully_qualified_name(name);
+      AddNewerField(5);
+      extra = info.Finish();
     }
     std::vector<uint8_t> dim_order = tensor.dim_order;
     if (dim_order.empty()) {  // the plain order 0, 1, ..., n-1
       dim_order.resize(tensor.sizes.size());
       for (size_t d = 0; d < dim_order.size(); ++d) dim_order[d] = static_cast<uint8_t>(d);
     }
-    return fb::CreateTensorDirect(fbb_, tensor.scalar_type, /*storage_offset=*/0, &tensor.sizes,
-                                  &dim_order, /*requires_grad=*/false, data_buffer_idx_[index],
-                                  allocation, /*layout=*/0, tensor.shape_dynamism, extra);
+    if (!newer_exporter_fields_) {
+      return fb::CreateTensorDirect(fbb_, tensor.scalar_type, /*storage_offset=*/0, &tensor.sizes,
+                                    &dim_order, /*requires_grad=*/false, data_buffer_idx_[index],
+                                    allocation, /*layout=*/0, tensor.shape_dynamism, extra);
+    }
+    const auto sizes = fbb_.CreateVector(tensor.sizes);
+    const auto order = fbb_.CreateVector(dim_order);
+    fb::TensorBuilder table(fbb_);
+    table.add_extra_tensor_info(extra);
+    table.add_allocation_info(allocation);
+    table.add_data_buffer_idx(data_buffer_idx_[index]);
+    table.add_dim_order(order);
+    table.add_sizes(sizes);
+    table.add_storage_offset(0);
+    table.add_shape_dynamism(tensor.shape_dynamism);
+    table.add_layout(0);
+    table.add_requires_grad(false);
+    table.add_scalar_type(tensor.scalar_type);
+    AddNewerField(10);
+    return table.Finish();
   }
 
   Offset<fb::Instruction> WriteInstruction(const Instruction& instruction) {
@@ -164,6 +200,7 @@ class MethodWriter {
     return static_cast<int32_t>(operators_.size() - 1);
   }
 
+  bool newer_exporter_fields_;
   FlatBufferBuilder& fbb_;
   const MethodSpec& method_;
   const MethodPlacements& placements_;
@@ -183,7 +220,8 @@ std::vector<uint8_t> SerializeProgram(const SerializeInputs& inputs) {
   uint32_t next_delegate_data = 0;
   for (size_t m = 0; m < spec.methods.size(); ++m) {
     MethodWriter writer(fbb, spec.methods[m], (*inputs.placements)[m],
-                        inputs.data->data_buffer_idx[m], next_delegate_data);
+                        inputs.data->data_buffer_idx[m], next_delegate_data,
+                        inputs.newer_exporter_fields);
     plans.push_back(writer.Write());
   }
 

@@ -30,6 +30,7 @@ struct SerializeInputs {
   bool has_mutable_segment = false;
   uint32_t mutable_segment_index = 0;
   bool force_defaults = false;
+  bool newer_exporter_fields = false;  // BuildOptions
 };
 
 /// The finished flatbuffer: root offset, "ET12", tables.
