@@ -66,7 +66,9 @@ Result<CollectedNames> CollectNames(const ProgramView& view,
 }
 
 // --share-auto: named mutable buffers present in two or more methods.
-std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names) {
+// Named mutable buffers in two or more methods (`private_state`: in one
+// method only).
+std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names, bool private_state) {
   std::map<std::string, int> methods_with;
   for (const NamesInMethod& in_method : names) {
     for (const auto& [name, values] : in_method) {
@@ -78,7 +80,7 @@ std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names) {
   }
   std::vector<std::string> chosen;
   for (const auto& [name, count] : methods_with) {
-    if (count >= 2) chosen.push_back(name);
+    if ((count >= 2) != private_state) chosen.push_back(name);
   }
   return chosen;
 }
@@ -366,11 +368,20 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
   SharedBufferSet set;
   std::set<std::string> chosen(request.names.begin(), request.names.end());
   if (request.share_auto) {
-    for (std::string& name : AutoNames(collected->by_method)) chosen.insert(std::move(name));
+    for (std::string& name : AutoNames(collected->by_method, false)) chosen.insert(std::move(name));
     Result<std::vector<StatePairing>> pairings = PairUnnamedState(view, &*collected);
     if (!pairings.ok()) return pairings.error();
     for (const StatePairing& pairing : *pairings) chosen.insert(pairing.name);
     set.pairings = std::move(pairings).value();
+    // Once the methods share state they run on one set of arenas, so the
+    // state only one method has must be kept out of the others' way too:
+    // it gets a slot of its own in the front region (issue 23: two private
+    // buffers, one per method, ended on the same bytes).
+    if (!chosen.empty()) {
+      for (std::string& name : AutoNames(collected->by_method, true)) {
+        chosen.insert(std::move(name));
+      }
+    }
   }
   const std::vector<NamesInMethod>& names = collected->by_method;
   Status used = CheckNamingsUsed(view, request.namings, chosen, names);

@@ -26,6 +26,7 @@ CheckedProgram CheckProgramTables(const ProgramTables& tables, const CheckOption
   CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
   CheckArenaDevices(state.methods, state.groups, &report->findings);
   CheckNoOverlap(state.methods, state.groups, &report->findings);
+  CheckPrivateState(state.methods, state.groups, &report->findings);
   CheckSharingCaveats(state.methods, state.groups, &report->findings);
 
   for (const MethodLayout& method : state.methods) {

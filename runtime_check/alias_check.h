@@ -98,6 +98,13 @@ enum class FindingKind {
   /// It would overwrite the shared state. `name`, `reference`: the buffer;
   /// `placement`: the tensor. expected/actual: unused.
   kUnprovenAlias,
+  /// A tensor of this method overlaps the state (a mutable buffer: initial
+  /// state or a name) of another method that is no shared buffer: with one
+  /// set of arenas, running this method overwrites that state between the
+  /// other's calls. `reference_method`, `reference_value_index`,
+  /// `reference`: the state; `name`: its name if it has one; `placement`:
+  /// the tensor. expected/actual: unused.
+  kPrivateStateOverlap,
 
   // ---- Sharing, from the memory the application binds (CheckBindings).
   /// A binding names a method the program does not have.

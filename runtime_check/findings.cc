@@ -69,6 +69,8 @@ const char* FindingKindName(FindingKind kind) {
       return "shape_mismatch";
     case FindingKind::kDeviceMismatch:
       return "device_mismatch";
+    case FindingKind::kPrivateStateOverlap:
+      return "private_state_overlap";
     case FindingKind::kOverlap:
       return "overlap";
     case FindingKind::kUnprovenAlias:

@@ -259,6 +259,63 @@ void CheckArenaDevices(const std::vector<MethodLayout>& methods,
   }
 }
 
+void CheckPrivateState(const std::vector<MethodLayout>& methods,
+                       const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
+  if (methods.size() < 2) return;
+  std::set<std::pair<size_t, size_t>> shared;  // (method, tensor)
+  for (const SharedGroup& group : groups) {
+    for (const Occurrence& o : group.occurrences) shared.insert({o.method, o.tensor});
+  }
+  std::vector<TensorsByOffset> by_offset;
+  by_offset.reserve(methods.size());
+  for (const MethodLayout& method : methods) by_offset.emplace_back(method);
+  for (size_t a = 0; a < methods.size(); ++a) {
+    for (size_t s = 0; s < methods[a].tensors.size(); ++s) {
+      const PlannedTensor& state = methods[a].tensors[s];
+      const bool is_state = state.has_initial_state || !state.name.empty();
+      if (!state.valid || !is_state || state.placement.nbytes == 0 || shared.count({a, s}) != 0) {
+        continue;
+      }
+      const std::string state_text = TensorLabel(methods[a].name, state.value_index, state.name) +
+                                     ", " + Extent(state.placement.offset, state.placement.nbytes) +
+                                     ")";
+      for (size_t b = 0; b < methods.size(); ++b) {
+        if (b == a) continue;
+        const std::vector<size_t> overlapping = by_offset[b].Overlapping(state.placement);
+        // The same state in both methods (same name, same bytes), though
+        // not asked to be checked as shared: one buffer, and what lies in
+        // it in method b is b's own business, not a clobber.
+        const bool same_state = std::any_of(overlapping.begin(), overlapping.end(), [&](size_t t) {
+          const PlannedTensor& twin = methods[b].tensors[t];
+          return (twin.has_initial_state || !twin.name.empty()) && twin.name == state.name &&
+                 twin.placement.memory_id == state.placement.memory_id &&
+                 twin.placement.offset == state.placement.offset &&
+                 twin.placement.nbytes == state.placement.nbytes;
+        });
+        if (same_state) continue;
+        for (size_t t : overlapping) {
+          const PlannedTensor& tensor = methods[b].tensors[t];
+          Finding finding = NewFinding(FindingKind::kPrivateStateOverlap);
+          finding.method = methods[b].name;
+          finding.value_index = tensor.value_index;
+          finding.name = state.name;
+          finding.placement = tensor.placement;
+          finding.reference_method = methods[a].name;
+          finding.reference_value_index = state.value_index;
+          finding.reference = state.placement;
+          finding.message =
+              TensorLabel(methods[b].name, tensor.value_index, tensor.name) + ": " +
+              Extent(tensor.placement.offset, tensor.placement.nbytes) + " in arena " +
+              std::to_string(state.placement.memory_id) + " overlaps the state of " + state_text +
+              ", which is no shared buffer: with one set of arenas, running method " +
+              methods[b].name + " overwrites it between calls of method " + methods[a].name;
+          findings->push_back(std::move(finding));
+        }
+      }
+    }
+  }
+}
+
 void CheckNoOverlap(const std::vector<MethodLayout>& methods,
                     const std::vector<SharedGroup>& groups, std::vector<Finding>* findings) {
   for (size_t m = 0; m < methods.size(); ++m) {

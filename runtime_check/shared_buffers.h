@@ -59,6 +59,11 @@ void CheckArenaDevices(const std::vector<MethodLayout>& methods,
 void CheckNoOverlap(const std::vector<MethodLayout>& methods,
                     const std::vector<SharedGroup>& groups, std::vector<Finding>* findings);
 
+/// State of one method that is no shared buffer must not be overlapped by
+/// any tensor of another method (one set of arenas).
+void CheckPrivateState(const std::vector<MethodLayout>& methods,
+                       const std::vector<SharedGroup>& groups, std::vector<Finding>* findings);
+
 /// Warnings: initial state in several methods; arena above 2.
 void CheckSharingCaveats(const std::vector<MethodLayout>& methods,
                          const std::vector<SharedGroup>& groups, std::vector<Finding>* findings);

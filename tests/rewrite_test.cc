@@ -15,6 +15,7 @@
 
 #include "runtime_check/alias_check.h"
 #include "tests/test_support.h"
+#include "tools/synth/fixed_layout.h"
 
 namespace pteshare {
 namespace {
@@ -102,6 +103,31 @@ TEST(Rewrite, EveryCorpusProgramRewritesInMemoryOrIsRefusedInOneLine) {
     EXPECT_EQ(c.written(), totals.programs + bundles) << StrategyName(strategies[s]);
     EXPECT_EQ(c.written() + c.refused, files.size());
   }
+}
+
+// Issue 23: a named mutable buffer only in prefill and another only in
+// decode sat on the same bytes of arena 1, and --share-auto left them so:
+// under one set of arenas each method overwrote the other's state, and
+// verify said ok. Now verify finds it in the input, and the rewrite gives
+// each its own slot that the other method keeps free.
+TEST(Rewrite, PrivateStateOfEachMethodGetsBytesNoOtherMethodTouches) {
+  Result<std::vector<uint8_t>> input = synth::BuildFixedLayout({
+      {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "only_prefill", true}, {64, 1, 128}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "only_decode", true}, {64, 1, 128}}},
+  });
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  const rc::Report before = Check(*input);
+  size_t overlaps = 0;
+  for (const rc::Finding& f : before.findings) {
+    overlaps += f.kind == rc::FindingKind::kPrivateStateOverlap ? 1 : 0;
+  }
+  EXPECT_EQ(overlaps, 2u) << before.Summary();  // each method over the other's
+
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
+  const rc::Report after = Check(rewritten->bytes);
+  EXPECT_TRUE(after.ok()) << after.Summary();
+  EXPECT_EQ(rewritten->plan.planned.shared.buffers.size(), 3u);  // k and both private ones
 }
 
 }  // namespace

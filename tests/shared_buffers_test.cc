@@ -31,13 +31,19 @@ const std::vector<FixedMethod> kPrefillDecode = {
     {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
 };
 
-TEST(SharedBuffers, ShareAutoTakesNamedBuffersFoundInTwoOrMoreMethods) {
+// Named buffers found in two or more methods, and then also the state only
+// one method has (issue 23: private state of each method ended on the same
+// bytes): it gets its own slot, which every other method keeps free.
+TEST(SharedBuffers, ShareAutoTakesNamedBuffersFoundInTwoOrMoreMethodsAndThenPrivateState) {
   auto p = Load(kPrefillDecode);
   ShareRequest request;
   request.share_auto = true;
   Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
   ASSERT_TRUE(set.ok()) << set.error().message;
-  ASSERT_EQ(set->buffers.size(), 1u);
+  ASSERT_EQ(set->buffers.size(), 2u);
+  EXPECT_EQ(set->buffers[1].name, "only_prefill");
+  EXPECT_TRUE(set->buffers[1].value_in_method[0].has_value());
+  EXPECT_FALSE(set->buffers[1].value_in_method[1].has_value());
   const SharedBuffer& k = set->buffers[0];
   EXPECT_EQ(k.name, "k");
   EXPECT_EQ(k.memory_id, 1u);
