@@ -280,6 +280,12 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
   if (options.alignment != 0 && (options.alignment & (options.alignment - 1)) != 0) {
     return Error{"--alignment " + std::to_string(options.alignment) + " is not a power of two"};
   }
+  // Slots are rounded up to the alignment and summed: 2^40 overflowed the
+  // sums into plans that failed verification. No arena needs more.
+  if (options.alignment > kMaxAlignment) {
+    return Error{"--alignment " + std::to_string(options.alignment) + " is more than " +
+                 std::to_string(kMaxAlignment) + " (1 GiB), the most pteshare plans with"};
+  }
   const uint64_t input_alignment = DetectAlignment(view);
 
   size_t most_arenas = 0;

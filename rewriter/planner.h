@@ -15,6 +15,9 @@
 
 namespace pteshare {
 
+/// The largest --alignment accepted (1 GiB).
+inline constexpr uint64_t kMaxAlignment = uint64_t{1} << 30;
+
 struct PlanOptions {
   /// The library default stays relocate; the command line defaults to best.
   Strategy strategy = Strategy::kRelocate;

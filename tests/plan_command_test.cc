@@ -111,6 +111,12 @@ TEST(PlanCommand, AlignmentMustBeAPowerOfTwo) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "24"});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_TRUE(Contains(out.err, "--alignment 24 is not a power of two")) << out.err;
+  // Issue 23: 2^40 overflowed the slot sums into plans that failed
+  // verification ("a pteshare bug", exit 0 from plan).
+  out = RunTool("pteshare", {"plan", file, "--share-auto", "--alignment", "1099511627776"});
+  EXPECT_EQ(out.exit_status, 2) << out.out;
+  EXPECT_TRUE(Contains(out.err, "--alignment 1099511627776 is more than 1073741824 (1 GiB)"))
+      << out.err;
 }
 
 // pte-synth aligns every tensor to 256: --alignment 16 would let replan put

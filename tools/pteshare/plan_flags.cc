@@ -55,11 +55,12 @@ void PlanFlags::AddTo(CLI::App* command) {
       ->type_name("front|arena")
       ->default_str(LayoutName(Layout::kFront));
   command
-      ->add_option("--alignment", alignment,
-                   "Alignment of the shared slots, a power of two (default: detected from the "
-                   "input, the largest power of two >= 16 dividing every planned offset). A value "
-                   "below the input's is refused where it would move a tensor to a less aligned "
-                   "offset (exit 2)")
+      ->add_option(
+          "--alignment", alignment,
+          "Alignment of the shared slots, a power of two up to 1 GiB (default: detected from the "
+          "input, the largest power of two >= 16 dividing every planned offset). A value "
+          "below the input's is refused where it would move a tensor to a less aligned "
+          "offset (exit 2)")
       ->check(UnsignedInteger());
   command
       ->add_option("--arena-limit", arena_limits,
