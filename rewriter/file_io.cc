@@ -152,6 +152,32 @@ Status ReadAt(int fd, uint64_t offset, std::span<uint8_t> bytes) {
   return Status::Ok();
 }
 
+Status ReadAtSkippingHoles(int fd, uint64_t offset, std::span<uint8_t> bytes) {
+  const uint64_t end = offset + bytes.size();
+  Result<uint64_t> size = FileSize(fd);
+  if (!size.ok()) return size.error();
+  if (*size < end) {
+    return Error{"read of " + std::to_string(bytes.size()) + " bytes at offset " +
+                 std::to_string(offset) + " runs past the end of the file (" +
+                 std::to_string(*size) + " bytes)"};
+  }
+  uint64_t at = offset;
+  while (at < end) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0 && errno == ENXIO) return Status::Ok();              // a hole to the end
+    if (data < 0) return ReadAt(fd, at, bytes.subspan(at - offset));  // cannot tell: read
+    if (static_cast<uint64_t>(data) >= end) return Status::Ok();
+    const off_t hole = ::lseek(fd, data, SEEK_HOLE);
+    const uint64_t stop = hole < 0 ? end : std::min<uint64_t>(end, static_cast<uint64_t>(hole));
+    Status read = ReadAt(
+        fd, static_cast<uint64_t>(data),
+        bytes.subspan(static_cast<uint64_t>(data) - offset, stop - static_cast<uint64_t>(data)));
+    if (!read.ok()) return read;
+    at = stop;
+  }
+  return Status::Ok();
+}
+
 Status WriteAt(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
   size_t done = 0;
   while (done < bytes.size()) {

@@ -53,6 +53,12 @@ std::string FileTypeName(unsigned st_mode);
 
 /// Reads exactly bytes.size() bytes at `offset` (an error at end of file).
 Status ReadAt(int fd, uint64_t offset, std::span<uint8_t> bytes);
+/// The same into memory that already reads as zeros (a fresh anonymous
+/// mapping), reading only what the file stores: its holes (SEEK_HOLE) are
+/// skipped and left untouched, so a sparse file that claims gigabytes costs
+/// the bytes it has, not the bytes it claims. Falls back to ReadAt where
+/// the filesystem cannot say. The file must still be that long.
+Status ReadAtSkippingHoles(int fd, uint64_t offset, std::span<uint8_t> bytes);
 /// Writes all of `bytes` at `offset`.
 Status WriteAt(int fd, uint64_t offset, std::span<const uint8_t> bytes);
 Status Truncate(int fd, uint64_t size);

@@ -81,7 +81,9 @@ Result<std::unique_ptr<PteFile::Snapshot>> PteFile::ReadSnapshot(const fs::path&
   if (program_size >= FLATBUFFERS_MAX_BUFFER_SIZE) program_size = 0;
   program_size = std::min<uint64_t>(program_size, size);
   if (program_size > read) {
-    Status rest = ReadAt(snapshot->fd.get(), read, {snapshot->data() + read, program_size - read});
+    // Holes stay untouched pages of the reservation (zeros, no memory).
+    Status rest = ReadAtSkippingHoles(snapshot->fd.get(), read,
+                                      {snapshot->data() + read, program_size - read});
     if (!rest.ok()) return changed(rest.error());
   }
   ::mprotect(snapshot->address, snapshot->size, PROT_READ);

@@ -80,24 +80,7 @@ Result<PteLayout> ReadPteLayout(std::span<const uint8_t> bytes, const fb::Progra
     if (!pte_header::ProgramSize(h, file_size, "file", &layout.program_size, &problem)) {
       return Error{problem};
     }
-    if (h.segment_base_offset != 0) {
-      if (h.segment_base_offset < h.program_size) {
-        return Error{"extended header segment_base_offset " +
-                     std::to_string(h.segment_base_offset) + " lies inside the program (" +
-                     std::to_string(h.program_size) + " bytes)"};
-      }
-      uint64_t segments_end = 0;
-      if (AddOverflows(h.segment_base_offset, h.segment_data_size, &segments_end)) {
-        return Error{"segment_base_offset " + std::to_string(h.segment_base_offset) +
-                     " + segment_data_size " + std::to_string(h.segment_data_size) + " overflows"};
-      }
-      if (segments_end > file_size) {
-        return Error{"file is too small: segment_base_offset " +
-                     std::to_string(h.segment_base_offset) + " + segment_data_size " +
-                     std::to_string(h.segment_data_size) + " = " + std::to_string(segments_end) +
-                     " bytes expected, file has " + std::to_string(file_size)};
-      }
-    }
+    if (!pte_header::SegmentsFit(h, file_size, &problem)) return Error{problem};
     layout.segment_base_offset = h.segment_base_offset;
   } else {
     layout.program_size = file_size;

@@ -13,16 +13,22 @@
 // sized for the method that needs most, handed to every method it loads
 // (ExecuTorch: the spans of the HierarchicalAllocator), and CheckBindings
 // before loading the methods.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#include <algorithm>
-#include <cstdint>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
+#include "pte_header.h"
 #include "runtime_check/alias_check.h"
 
 // Set by the build from project(); an application copying this file may drop it.
@@ -34,26 +40,59 @@ namespace rc = pteshare::runtime_check;
 
 namespace {
 
-// The file in memory; operator new aligns it enough for the checker. (A
-// loader that has the program mapped already passes that memory.) Only the
-// first 64 KiB are read until the identifier says it is a program (or a
-// bundle): a 2 GB file of something else is refused without reading it.
-bool ReadFile(const char* path, std::vector<uint8_t>* bytes) {
-  std::FILE* file = std::fopen(path, "rb");
-  if (file == nullptr) return false;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  bool first = true;
-  while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
-    bytes->insert(bytes->end(), chunk, chunk + n);
-    if (first && (n < 8 || (std::memcmp(chunk + 4, "ET12", 4) != 0 &&
-                            std::memcmp(chunk + 4, "BP08", 4) != 0))) {
-      break;  // the checker says what it is not
-    }
-    first = false;
+// The file in memory, as a loader that has it mapped would pass it. Only
+// the first 64 KiB are read until the identifier says it is a program (or
+// a bundle): a 2 GB file of something else is refused without reading it.
+// Then the buffer is the whole file, from calloc (zero pages the kernel
+// maps lazily, aligned enough for the checker), and only what the file
+// stores is read into it: its holes (SEEK_HOLE) stay untouched, so a
+// sparse file that claims gigabytes costs the bytes it has.
+struct FileBytes {
+  std::unique_ptr<uint8_t, decltype(&std::free)> data{nullptr, &std::free};
+  size_t size = 0;
+};
+
+bool ReadRange(int fd, uint8_t* into, uint64_t from, uint64_t to) {
+  while (from < to) {
+    const ssize_t n =
+        ::pread(fd, into + from, static_cast<size_t>(to - from), static_cast<off_t>(from));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    from += static_cast<uint64_t>(n);
   }
-  const bool ok = std::ferror(file) == 0;
-  std::fclose(file);
+  return true;
+}
+
+bool ReadFile(const char* path, FileBytes* out) {
+  const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const uint64_t size = ok ? static_cast<uint64_t>(st.st_size) : 0;
+  uint8_t head[1 << 16] = {};
+  const uint64_t first = std::min<uint64_t>(size, sizeof head);
+  ok = ok && ReadRange(fd, head, 0, first);
+  const bool program = first >= 8 && (std::memcmp(head + 4, "ET12", 4) == 0 ||
+                                      std::memcmp(head + 4, "BP08", 4) == 0);
+  // Not a program: the first bytes are all the checker needs to say so.
+  out->size = ok ? static_cast<size_t>(program ? size : first) : 0;
+  if (ok && out->size > 0) {
+    out->data.reset(static_cast<uint8_t*>(std::calloc(out->size, 1)));
+    ok = out->data != nullptr;
+  }
+  if (ok && out->size > 0) std::memcpy(out->data.get(), head, static_cast<size_t>(first));
+  for (uint64_t at = first; ok && at < out->size;) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // a hole to the end
+    const uint64_t from = data < 0 ? at : static_cast<uint64_t>(data);
+    if (from >= out->size) break;
+    const off_t hole = data < 0 ? -1 : ::lseek(fd, data, SEEK_HOLE);
+    const uint64_t to =
+        hole < 0 ? out->size : std::min<uint64_t>(out->size, static_cast<uint64_t>(hole));
+    ok = ReadRange(fd, out->data.get(), from, to);
+    at = to;
+  }
+  ::close(fd);
   return ok;
 }
 
@@ -82,16 +121,26 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* path = argv[1];
-  std::vector<uint8_t> pte;
+  FileBytes pte;
   if (!ReadFile(path, &pte)) {
     std::fprintf(stderr, "pteshare-selfcheck: %s: cannot read the file\n", path);
+    return 2;
+  }
+  // The whole file is here, so the segments its header declares must be
+  // too (CheckProgram may be handed the program alone and cannot judge).
+  pteshare::ExtendedHeader header;
+  std::string problem;
+  if (pte.size >= 8 && std::memcmp(pte.data.get() + 4, "ET12", 4) == 0 &&
+      pteshare::pte_header::Read(pte.data.get(), pte.size, "file", &header, &problem) &&
+      !pteshare::pte_header::SegmentsFit(header, pte.size, &problem)) {
+    std::fprintf(stderr, "pteshare-selfcheck: %s: %s\n", path, problem.c_str());
     return 2;
   }
   rc::CheckOptions options;
   options.shared_names.assign(argv + 2, argv + argc);
 
   // 1. Each method's arena sizes (this also checks the placements).
-  const rc::Report program = rc::CheckProgram(pte.data(), pte.size(), options);
+  const rc::Report program = rc::CheckProgram(pte.data.get(), pte.size, options);
   if (!program.readable()) {
     std::fprintf(stderr, "pteshare-selfcheck: %s: %s\n", path, program.findings[0].message.c_str());
     return 2;
@@ -146,7 +195,7 @@ int main(int argc, char** argv) {
   }
 
   // 4. The check a loader runs before loading the methods.
-  const rc::Report report = rc::CheckBindings(pte.data(), pte.size(), options, bindings);
+  const rc::Report report = rc::CheckBindings(pte.data.get(), pte.size, options, bindings);
   std::printf("%s: %zu method(s), %zu arena(s) bound\n", path, report.methods.size(),
               arenas.size());
   for (const rc::SharedBuffer& shared : report.shared) {

@@ -159,5 +159,31 @@ inline bool ProgramSize(const ExtendedHeader& header, uint64_t size, const char*
   return true;
 }
 
+/// Whether the segments a present header declares lie after the program
+/// and inside a `file_size`-byte file (the whole file, not the flatbuffer
+/// alone: a loader handed only the program cannot judge this).
+inline bool SegmentsFit(const ExtendedHeader& h, uint64_t file_size, std::string* problem) {
+  if (!h.present || h.segment_base_offset == 0) return true;
+  if (h.segment_base_offset < h.program_size) {
+    *problem = "extended header segment_base_offset " + std::to_string(h.segment_base_offset) +
+               " lies inside the program (" + std::to_string(h.program_size) + " bytes)";
+    return false;
+  }
+  if (h.segment_data_size > UINT64_MAX - h.segment_base_offset) {
+    *problem = "segment_base_offset " + std::to_string(h.segment_base_offset) +
+               " + segment_data_size " + std::to_string(h.segment_data_size) + " overflows";
+    return false;
+  }
+  const uint64_t segments_end = h.segment_base_offset + h.segment_data_size;
+  if (segments_end > file_size) {
+    *problem = "file is too small: segment_base_offset " + std::to_string(h.segment_base_offset) +
+               " + segment_data_size " + std::to_string(h.segment_data_size) + " = " +
+               std::to_string(segments_end) + " bytes expected, file has " +
+               std::to_string(file_size);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace pte_header
 }  // namespace pteshare
