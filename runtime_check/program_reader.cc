@@ -4,6 +4,7 @@
 #include "flat_reader.h"
 #include "program_fields.h"
 #include "pte_header.h"
+#include "runtime_check/program_walk.h"
 
 #include "runtime_check/findings.h"
 
@@ -167,6 +168,8 @@ bool ReadPlainProgram(const uint8_t* bytes, size_t size, ProgramTables* out, std
   for (uint32_t i = 0; i < plans.length && reader.ok(); ++i) {
     out->methods.push_back(ReadMethod(reader, reader.TableElement(plans, i)));
   }
+  // Then everything else the schema reaches, as the verifier would.
+  if (reader.ok()) WalkProgram(reader, reader.Root());
   if (!reader.ok()) {
     *problem = "the flatbuffer [0, " + std::to_string(program_size) +
                ") fails FlatBuffers verification: " + reader.problem();
