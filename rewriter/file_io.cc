@@ -178,6 +178,19 @@ Status ReadAtSkippingHoles(int fd, uint64_t offset, std::span<uint8_t> bytes) {
   return Status::Ok();
 }
 
+int LockWholeFile(int fd, LockWait wait) {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 0;  // to the end, however the file grows
+  const int command = wait == LockWait::kWait ? F_OFD_SETLKW : F_OFD_SETLK;
+  while (::fcntl(fd, command, &lock) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
+}
+
 Status WriteAt(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
   size_t done = 0;
   while (done < bytes.size()) {

@@ -59,6 +59,15 @@ Status ReadAt(int fd, uint64_t offset, std::span<uint8_t> bytes);
 /// the bytes it has, not the bytes it claims. Falls back to ReadAt where
 /// the filesystem cannot say. The file must still be that long.
 Status ReadAtSkippingHoles(int fd, uint64_t offset, std::span<uint8_t> bytes);
+/// Whether LockWholeFile waits for a lock someone else holds.
+enum class LockWait { kTry, kWait };
+/// An exclusive open-file-description lock over the whole file, however it
+/// grows (fcntl F_OFD_SETLK / F_OFD_SETLKW): it belongs to `fd`'s open file
+/// description, so it conflicts with every other open of the file (other
+/// threads of this process too), survives closing other descriptors and
+/// goes when the description is closed or the process dies. 0, or the errno
+/// (EAGAIN or EACCES: held by someone else, for kTry).
+int LockWholeFile(int fd, LockWait wait);
 /// Writes all of `bytes` at `offset`.
 Status WriteAt(int fd, uint64_t offset, std::span<const uint8_t> bytes);
 Status Truncate(int fd, uint64_t size);

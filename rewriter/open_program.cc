@@ -36,6 +36,14 @@ std::optional<Identity> IdentityOf(const std::filesystem::path& path) {
   return Identity{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
 }
 
+// The program's view of a file just read, for every way of opening one.
+Result<OpenedProgram> WithView(Result<PteFile> file, std::string notice) {
+  if (!file.ok()) return file.error();
+  Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
+  if (!view.ok()) return view.error();
+  return OpenedProgram{std::move(file).value(), std::move(view).value(), std::move(notice)};
+}
+
 }  // namespace
 
 Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mode mode) {
@@ -63,27 +71,16 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
     const bool changed =
         before && (std::filesystem::exists(journal, ec) || IdentityOf(path) != before);
     if (changed && mode == PteFile::Mode::kReadOnly && attempt + 1 < kMaxReadAttempts) continue;
-    if (!file.ok()) return file.error();
-    Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
-    if (!view.ok()) return view.error();
-    return OpenedProgram{std::move(file).value(), std::move(view).value(), std::move(notice)};
+    return WithView(std::move(file), std::move(notice));
   }
 }
 
 Result<OpenedProgram> OpenLockedProgram(const WriterLock& lock) {
-  Result<PteFile> file = PteFile::Open(lock.path());
-  if (!file.ok()) return file.error();
-  Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
-  if (!view.ok()) return view.error();
-  return OpenedProgram{std::move(file).value(), std::move(view).value(), ""};
+  return WithView(PteFile::Open(lock.path()), "");
 }
 
 Result<OpenedProgram> OpenProgramBytes(std::span<const uint8_t> bytes) {
-  Result<PteFile> file = PteFile::FromBytes(bytes);
-  if (!file.ok()) return file.error();
-  Result<ProgramView> view = ReadProgramView(*file->program(), file->layout());
-  if (!view.ok()) return view.error();
-  return OpenedProgram{std::move(file).value(), std::move(view).value(), ""};
+  return WithView(PteFile::FromBytes(bytes), "");
 }
 
 }  // namespace pteshare

@@ -1,6 +1,7 @@
 #include "rewriter/pending_file.h"
 
 #include "rewriter/crash_points.h"
+#include "rewriter/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -30,16 +31,11 @@ std::string TempPrefix(const fs::path& final_path) {
   return "." + final_path.filename().string() + kTempInfix;
 }
 
-// A write lock on the whole file, owned by the open file description: it
-// stays while this process lives (whatever else it closes) and the kernel
-// drops it when the process dies, which is how CleanAbandonedTemps tells a
-// live writer's file from a dead one's.
-bool LockOwnFile(int fd) {
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
-}
+// A write lock on the whole file (file_io.h): it stays while this process
+// lives (whatever else it closes) and the kernel drops it when the process
+// dies, which is how CleanAbandonedTemps tells a live writer's file from a
+// dead one's.
+bool LockOwnFile(int fd) { return LockWholeFile(fd, LockWait::kTry) == 0; }
 
 bool LockedBySomeone(int fd) {
   struct flock probe {};

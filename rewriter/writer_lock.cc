@@ -20,20 +20,6 @@ bool SameFile(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-// An exclusive open-file-description lock over the whole file: F_OFD_SETLK
-// (try) or F_OFD_SETLKW (wait). 0, or the errno.
-int LockWholeFile(int fd, bool wait) {
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = 0;
-  lock.l_len = 0;  // to the end, however the file grows
-  while (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock) != 0) {
-    if (errno != EINTR) return errno;
-  }
-  return 0;
-}
-
 }  // namespace
 
 WriterLock::WriterLock(WriterLock&&) noexcept = default;
@@ -61,11 +47,11 @@ Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
     if (!S_ISREG(locked_file.st_mode)) {
       return Error{"is " + FileTypeName(locked_file.st_mode) + ", not a regular file"};
     }
-    int failed = LockWholeFile(held.fd_.get(), /*wait=*/false);
+    int failed = LockWholeFile(held.fd_.get(), LockWait::kTry);
     if (failed == EAGAIN || failed == EACCES) {
       if (on_wait && !told) on_wait();
       told = true;
-      failed = LockWholeFile(held.fd_.get(), /*wait=*/true);
+      failed = LockWholeFile(held.fd_.get(), LockWait::kWait);
     }
     if (failed != 0) {
       return Error{std::string("cannot lock the file for writing: ") + std::strerror(failed)};

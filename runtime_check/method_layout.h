@@ -40,6 +40,8 @@ struct PlannedTensor {
   std::vector<uint8_t> dim_order;
 
   uint64_t end() const { return placement.offset + placement.nbytes; }
+  /// State that lives across calls: an initial state or a name.
+  bool is_state() const { return has_initial_state || !name.empty(); }
 };
 
 struct MethodLayout {

@@ -272,13 +272,12 @@ void CheckPrivateState(const std::vector<MethodLayout>& methods,
   for (size_t a = 0; a < methods.size(); ++a) {
     for (size_t s = 0; s < methods[a].tensors.size(); ++s) {
       const PlannedTensor& state = methods[a].tensors[s];
-      const bool is_state = state.has_initial_state || !state.name.empty();
-      if (!state.valid || !is_state || state.placement.nbytes == 0 || shared.count({a, s}) != 0) {
+      if (!state.valid || !state.is_state() || state.placement.nbytes == 0 ||
+          shared.count({a, s}) != 0) {
         continue;
       }
       const std::string state_text = TensorLabel(methods[a].name, state.value_index, state.name) +
-                                     ", " + Extent(state.placement.offset, state.placement.nbytes) +
-                                     ")";
+                                     ", " + Extent(state.placement.offset, state.placement.nbytes);
       for (size_t b = 0; b < methods.size(); ++b) {
         if (b == a) continue;
         const std::vector<size_t> overlapping = by_offset[b].Overlapping(state.placement);
@@ -287,7 +286,7 @@ void CheckPrivateState(const std::vector<MethodLayout>& methods,
         // it in method b is b's own business, not a clobber.
         const bool same_state = std::any_of(overlapping.begin(), overlapping.end(), [&](size_t t) {
           const PlannedTensor& twin = methods[b].tensors[t];
-          return (twin.has_initial_state || !twin.name.empty()) && twin.name == state.name &&
+          return twin.is_state() && twin.name == state.name &&
                  twin.placement.memory_id == state.placement.memory_id &&
                  twin.placement.offset == state.placement.offset &&
                  twin.placement.nbytes == state.placement.nbytes;
