@@ -7,7 +7,7 @@
 //
 // With no names, every named mutable buffer found in two or more methods
 // must be shared. Exit status: 0 the sharing holds, 1 it does not, 2 the
-// file cannot be read.
+// file cannot be read or loaded (see kUsage).
 //
 // An application does the same in its loader: one buffer per memory_id,
 // sized for the method that needs most, handed to every method it loads
@@ -104,7 +104,9 @@ constexpr const char* kUsage =
     "largest method needs, bound to every method: one set of arenas) and checks that every\n"
     "shared buffer has one address in every method and nothing else overlaps it.\n"
     "SHARED_NAME...: the buffers to check; none: every name in two or more methods and\n"
-    "unnamed state paired by position. Exit 0 ok, 1 findings, 2 unreadable input.\n"
+    "unnamed state paired by position. Exit 0 ok, 1 findings, 2 an input that cannot be read\n"
+    "or loaded: no program, cut short (segments past its end), or arenas larger than\n"
+    "this machine's memory.\n"
     "Example: pteshare-selfcheck llm-shared.pte\n";
 
 int main(int argc, char** argv) {
