@@ -34,6 +34,7 @@ void AppendSlot(const SharedBuffer& buffer, uint64_t alignment, FrontRegion* reg
   slot.offset = region->size;  // region->size stays a multiple of the alignment
   slot.nbytes = buffer.nbytes;
   slot.slot_bytes = AlignUp(buffer.nbytes, alignment);
+  slot.private_state = buffer.private_state;
   region->size += slot.slot_bytes;
   region->slots.push_back(std::move(slot));
 }

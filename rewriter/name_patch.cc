@@ -53,7 +53,7 @@ std::vector<TensorName> NamesToWrite(const ProgramView& view, const SharedBuffer
   for (const MethodView& method : view.methods) {
     for (const SharedBuffer& b : shared.buffers) {
       const auto& value = b.value_in_method[method.index];
-      if (!value) continue;
+      if (!value || b.private_state) continue;  // a private buffer's name is only a label
       const TensorValue* t = method.tensor(*value);
       if (t != nullptr && t->name != b.name) names.push_back({method.index, *value, b.name});
     }

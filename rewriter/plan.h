@@ -59,6 +59,9 @@ struct FrontSlot {
   /// Bytes the slot takes in the front region: nbytes rounded up to the
   /// alignment, so whatever follows stays aligned.
   uint64_t slot_bytes = 0;
+  /// A private buffer's slot (SharedBuffer::private_state): one method's
+  /// state that the others keep clear of.
+  bool private_state = false;
 };
 
 /// [0, size) of arena memory_id, holding that arena's shared buffers in

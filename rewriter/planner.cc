@@ -78,6 +78,15 @@ std::vector<std::string> Warnings(const SharedBufferSet& shared, Layout layout) 
     }
   }
   std::vector<std::string> warnings;
+  if (!shared.left_out.empty()) {
+    // Most likely a name forgotten in --share: say what it costs.
+    warnings.push_back(std::to_string(shared.left_out.size()) + " mutable buffer(s) (" +
+                       FewNames(shared.left_out) +
+                       ") are in several methods but not shared: each method keeps its own "
+                       "copy in a slot no other method touches (" +
+                       std::to_string(shared.left_out_bytes) +
+                       " bytes in all); --share them to share them");
+  }
   for (const auto& [methods, names] : recopied) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
                        ") have an initial state in methods " + JoinNames(methods) + ": " +

@@ -66,9 +66,7 @@ Result<CollectedNames> CollectNames(const ProgramView& view,
 }
 
 // --share-auto: named mutable buffers present in two or more methods.
-// Named mutable buffers in two or more methods (`private_state`: in one
-// method only).
-std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names, bool private_state) {
+std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names) {
   std::map<std::string, int> methods_with;
   for (const NamesInMethod& in_method : names) {
     for (const auto& [name, values] : in_method) {
@@ -80,7 +78,7 @@ std::vector<std::string> AutoNames(const std::vector<NamesInMethod>& names, bool
   }
   std::vector<std::string> chosen;
   for (const auto& [name, count] : methods_with) {
-    if ((count >= 2) != private_state) chosen.push_back(name);
+    if (count >= 2) chosen.push_back(name);
   }
   return chosen;
 }
@@ -243,6 +241,11 @@ std::vector<PlacedBuffer> PlacedBuffers(const MethodView& method, const SharedBu
   return placed;
 }
 
+// "shared buffer 'k_cache'" or "private state 'prefill:22'", for messages.
+std::string BufferLabel(const SharedBuffer& buffer) {
+  return (buffer.private_state ? "private state '" : "shared buffer '") + buffer.name + "'";
+}
+
 // An arena that holds a shared buffer must be on one device in every
 // method that has it: one set of arenas is one buffer per memory_id, and a
 // buffer cannot be CUDA memory for one method and CPU memory for another.
@@ -263,8 +266,8 @@ Status CheckArenaDevices(const ProgramView& view, const SharedBufferSet& set) {
                      DeviceText(first->device, first->device_index) + " in method " +
                      first_method->name + " but on " +
                      DeviceText(arena->device, arena->device_index) + " in method " + method.name +
-                     ", and shared buffer '" + buffer.name +
-                     "' is in it: one arena cannot be shared across two devices"};
+                     ", and " + BufferLabel(buffer) +
+                     " is in it: one arena cannot be shared across two devices"};
       }
     }
   }
@@ -284,8 +287,8 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
       const PlacedBuffer& b = placed[i];
       if (a.placement.memory_id == b.placement.memory_id &&
           b.placement.offset < a.placement.end()) {
-        return Error{"method " + method.name + ": shared buffers '" + set.buffers[a.buffer].name +
-                     "' " + Range(a.placement) + " and '" + set.buffers[b.buffer].name + "' " +
+        return Error{"method " + method.name + ": " + BufferLabel(set.buffers[a.buffer]) + " " +
+                     Range(a.placement) + " and " + BufferLabel(set.buffers[b.buffer]) + " " +
                      Range(b.placement) + " in arena " + std::to_string(a.placement.memory_id) +
                      " overlap"};
       }
@@ -306,9 +309,9 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
       const bool overlaps = pb.memory_id == p.memory_id && p.offset < pb.end();
       const bool inside = p.offset >= pb.offset && p.end() <= pb.end();
       if (overlaps && !inside) {
-        return Error{ValueLabel(method.name, t.value_index) + " " + Range(p) +
-                     " straddles shared buffer '" + set.buffers[b.buffer].name + "' " + Range(pb) +
-                     " in arena " + std::to_string(pb.memory_id)};
+        return Error{ValueLabel(method.name, t.value_index) + " " + Range(p) + " straddles " +
+                     BufferLabel(set.buffers[b.buffer]) + " " + Range(pb) + " in arena " +
+                     std::to_string(pb.memory_id)};
       }
     }
     std::vector<BufferInMethod> buffers;
@@ -327,10 +330,94 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
       }
       return Error{ValueLabel(method.name, in.value_index) + " " + t.Shape() + " at " +
                    Range(t.placement) + " of arena " + std::to_string(pb.memory_id) +
-                   " lies inside shared buffer '" + b.name + "' " + Range(pb) + " but " + in.why +
-                   ": it would overwrite the shared state" + more};
+                   " lies inside " + BufferLabel(b) + " " + Range(pb) + " but " + in.why +
+                   ": it would overwrite the " + (b.private_state ? "private" : "shared") +
+                   " state" + more};
     }
   }
+  return Status::Ok();
+}
+
+// Once anything is shared the methods run on one set of arenas, so the
+// state each method keeps for itself must be out of the others' way too
+// (issue 23: a private buffer of prefill and one of decode ended on the same
+// bytes; state left out of --share was planned over by the other method).
+// Every mutable buffer of a method that no shared buffer of that method
+// holds becomes a private buffer of that method; a view inside another
+// private buffer (or inside a shared one) goes with it. Labels: the name
+// where only this method has it, "NAME@METHOD" where others have the name
+// too, "METHOD:VALUE" for unnamed state.
+Status AddPrivateState(const ProgramView& view, const CollectedNames& names, SharedBufferSet* set) {
+  std::vector<SharedBuffer> kept;
+  std::set<std::string> left_out;
+  for (const MethodView& method : view.methods) {
+    std::vector<Placement> held;  // the shared buffers' bytes in this method
+    for (const SharedBuffer& b : set->buffers) {
+      const auto& value = b.value_in_method[method.index];
+      if (value) held.push_back(method.tensor(*value)->placement);
+    }
+    std::vector<const TensorValue*> state;
+    for (const TensorValue& t : method.tensors) {
+      if (t.nbytes > 0 && t.is_mutable_buffer()) state.push_back(&t);
+    }
+    // Largest first at each offset, so views come after what holds them.
+    std::sort(state.begin(), state.end(), [](const TensorValue* a, const TensorValue* b) {
+      const Placement& x = a->placement;
+      const Placement& y = b->placement;
+      if (x.memory_id != y.memory_id) return x.memory_id < y.memory_id;
+      if (x.offset != y.offset) return x.offset < y.offset;
+      if (x.nbytes != y.nbytes) return x.nbytes > y.nbytes;
+      return a->value_index < b->value_index;
+    });
+    auto inside = [](const Placement& p, const Placement& outer) {
+      return p.memory_id == outer.memory_id && p.offset >= outer.offset && p.end() <= outer.end();
+    };
+    for (const TensorValue* t : state) {
+      const Placement& p = t->placement;
+      if (std::any_of(held.begin(), held.end(), [&](const Placement& h) { return inside(p, h); })) {
+        continue;
+      }
+      SharedBuffer buffer;
+      if (t->name.empty()) {
+        buffer.name = method.name + ":" + std::to_string(t->value_index);
+      } else {
+        const std::string name(t->name);
+        const bool elsewhere =
+            std::any_of(view.methods.begin(), view.methods.end(), [&](const MethodView& other) {
+              return other.index != method.index && names.by_method[other.index].count(name) != 0;
+            });
+        buffer.name = elsewhere ? name + "@" + method.name : name;
+        if (elsewhere) {
+          left_out.insert(name);
+          set->left_out_bytes += t->nbytes;
+        }
+      }
+      buffer.memory_id = p.memory_id;
+      buffer.nbytes = t->nbytes;
+      buffer.value_in_method.resize(view.methods.size());
+      buffer.value_in_method[method.index] = t->value_index;
+      if (t->has_initial_state) buffer.methods_with_initial_state.push_back(method.name);
+      buffer.private_state = true;
+      held.push_back(p);
+      kept.push_back(std::move(buffer));
+    }
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const SharedBuffer& a, const SharedBuffer& b) { return a.name < b.name; });
+  std::set<std::string> labels;
+  for (const SharedBuffer& b : set->buffers) labels.insert(b.name);
+  for (SharedBuffer& b : kept) {
+    if (!labels.insert(b.name).second) {
+      size_t owner = 0;
+      while (!b.value_in_method[owner]) ++owner;
+      return Error{"private state of method " + view.methods[owner].name + " would be labelled '" +
+                   b.name +
+                   "', which is also the name of another buffer: refused rather than "
+                   "plan two buffers under one label"};
+    }
+    set->buffers.push_back(std::move(b));
+  }
+  set->left_out.assign(left_out.begin(), left_out.end());
   return Status::Ok();
 }
 
@@ -368,20 +455,11 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
   SharedBufferSet set;
   std::set<std::string> chosen(request.names.begin(), request.names.end());
   if (request.share_auto) {
-    for (std::string& name : AutoNames(collected->by_method, false)) chosen.insert(std::move(name));
+    for (std::string& name : AutoNames(collected->by_method)) chosen.insert(std::move(name));
     Result<std::vector<StatePairing>> pairings = PairUnnamedState(view, &*collected);
     if (!pairings.ok()) return pairings.error();
     for (const StatePairing& pairing : *pairings) chosen.insert(pairing.name);
     set.pairings = std::move(pairings).value();
-    // Once the methods share state they run on one set of arenas, so the
-    // state only one method has must be kept out of the others' way too:
-    // it gets a slot of its own in the front region (issue 23: two private
-    // buffers, one per method, ended on the same bytes).
-    if (!chosen.empty()) {
-      for (std::string& name : AutoNames(collected->by_method, true)) {
-        chosen.insert(std::move(name));
-      }
-    }
   }
   const std::vector<NamesInMethod>& names = collected->by_method;
   Status used = CheckNamingsUsed(view, request.namings, chosen, names);
@@ -444,6 +522,10 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
       return Error{"shared buffer '" + name + "' is not the name of a tensor in any method"};
     }
     set.buffers.push_back(std::move(buffer));
+  }
+  if (!set.buffers.empty()) {
+    Status kept = AddPrivateState(view, *collected, &set);
+    if (!kept.ok()) return kept.error();
   }
   Status devices = CheckArenaDevices(view, set);
   if (!devices.ok()) return devices.error();

@@ -18,6 +18,12 @@
 // `--name` options that pair by hand. Two or more methods with state and
 // nothing shared is an error too; a program where fewer than two methods
 // have state has nothing to share (SharedBufferSet::nothing_to_share).
+//
+// Private state. Once anything is shared, the methods run on one set of
+// arenas, and every other mutable buffer (named or not) of a method is
+// state that lives across its calls as well: each becomes a private buffer
+// (SharedBuffer::private_state) with a front slot no other method touches,
+// whichever way the shared buffers were chosen.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +67,13 @@ struct SharedBuffer {
   std::vector<std::optional<uint32_t>> value_in_method;
   /// Methods that load an initial state into it.
   std::vector<std::string> methods_with_initial_state;
+  /// State of one method that no shared buffer holds (named state only that
+  /// method has, unnamed state no pairing took, state left out of --share):
+  /// under one set of arenas it lives across that method's calls too, so it
+  /// gets a slot of its own that every other method keeps free. Its name is
+  /// a label ("prefill:22", "v_cache@decode" where the name is in several
+  /// methods), never written into the program.
+  bool private_state = false;
 };
 
 /// One pair (or tuple) of unnamed mutable buffers that --share-auto joined.
@@ -72,11 +85,17 @@ struct StatePairing {
   uint32_t memory_id = 0;
 };
 
-/// The chosen buffers, sorted by name (the front-region order).
+/// The chosen buffers (the front-region order): the shared ones sorted by
+/// name, then the private state sorted by label.
 struct SharedBufferSet {
   std::vector<SharedBuffer> buffers;
   /// The unnamed buffers --share-auto paired, in pairing order.
   std::vector<StatePairing> pairings;
+  /// Names of state found in two or more methods that the request left
+  /// out of the shared buffers: each method keeps its own as private state
+  /// (for the warning that says so; sorted).
+  std::vector<std::string> left_out;
+  uint64_t left_out_bytes = 0;  // the private copies of those, in all methods
   /// Set when --share-auto found nothing to share because fewer than two
   /// methods have mutable state: says which (for "nothing to share").
   std::string nothing_to_share;

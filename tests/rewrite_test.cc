@@ -28,8 +28,24 @@ std::vector<uint8_t> FileBytes(const fs::path& path) {
   return std::vector<uint8_t>(text.begin(), text.end());
 }
 
-rc::Report Check(const std::vector<uint8_t>& bytes) {
-  return rc::CheckProgram(bytes.data(), bytes.size(), rc::CheckOptions{});
+rc::Report Check(const std::vector<uint8_t>& bytes, std::vector<std::string> shared = {}) {
+  rc::CheckOptions options;
+  options.shared_names = std::move(shared);
+  return rc::CheckProgram(bytes.data(), bytes.size(), options);
+}
+
+size_t PrivateStateOverlaps(const rc::Report& report) {
+  return static_cast<size_t>(std::count_if(
+      report.findings.begin(), report.findings.end(),
+      [](const rc::Finding& f) { return f.kind == rc::FindingKind::kPrivateStateOverlap; }));
+}
+
+size_t PrivateSlots(const Plan& plan) {
+  size_t n = 0;
+  for (const FrontRegion& f : plan.fronts) {
+    for (const FrontSlot& s : f.slots) n += s.private_state ? 1 : 0;
+  }
+  return n;
 }
 
 ShareRequest ShareAuto() {
@@ -117,17 +133,51 @@ TEST(Rewrite, PrivateStateOfEachMethodGetsBytesNoOtherMethodTouches) {
   });
   ASSERT_TRUE(input.ok()) << input.error().message;
   const rc::Report before = Check(*input);
-  size_t overlaps = 0;
-  for (const rc::Finding& f : before.findings) {
-    overlaps += f.kind == rc::FindingKind::kPrivateStateOverlap ? 1 : 0;
-  }
-  EXPECT_EQ(overlaps, 2u) << before.Summary();  // each method over the other's
+  EXPECT_EQ(PrivateStateOverlaps(before), 2u) << before.Summary();  // each over the other's
 
   Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes);
   EXPECT_TRUE(after.ok()) << after.Summary();
   EXPECT_EQ(rewritten->plan.planned.shared.buffers.size(), 3u);  // k and both private ones
+}
+
+// Issue 23: state the user left out of an explicit --share list was planned
+// like a temporary, so under one set of arenas the other method's tensors
+// sat on it (verify reported private_state_overlap on pteshare's own
+// output). Now each method's v keeps a slot the other method leaves free.
+TEST(Rewrite, StateLeftOutOfTheShareListKeepsBytesNoOtherMethodTouches) {
+  Result<std::vector<uint8_t>> input = synth::BuildFixedLayout({
+      {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64}, {64, 1, 128, "v", true}}},
+  });
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  EXPECT_EQ(PrivateStateOverlaps(Check(*input, {"k"})), 2u);
+
+  ShareRequest share;
+  share.names = {"k"};
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, share, PlanOptions{}, false);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
+  const rc::Report after = Check(rewritten->bytes, {"k"});
+  EXPECT_TRUE(after.ok()) << after.Summary();
+  EXPECT_EQ(PrivateSlots(rewritten->plan.planned.plan), 2u);  // v@decode, v@prefill
+}
+
+// Issue 23: unnamed state of one method (no other method has unnamed state
+// to pair it with) was left where the other method's temporaries lie.
+TEST(Rewrite, UnnamedStateOfOneMethodKeepsBytesNoOtherMethodTouches) {
+  Result<std::vector<uint8_t>> input = synth::BuildFixedLayout({
+      {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "", true}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64}}},
+  });
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  EXPECT_EQ(PrivateStateOverlaps(Check(*input)), 1u);
+
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
+  const rc::Report after = Check(rewritten->bytes);
+  EXPECT_TRUE(after.ok()) << after.Summary();
+  EXPECT_EQ(PrivateSlots(rewritten->plan.planned.plan), 1u);  // prefill:1
 }
 
 }  // namespace

@@ -10,6 +10,18 @@ namespace {
 
 // "; LB 900, relocate 1,234, replan 1,000 -> replan": what each strategy
 // gives the arena, when replan ran.
+// "2 shared buffers" or "2 shared buffers, 4 private state buffers".
+std::string SlotCounts(const FrontRegion& f) {
+  size_t kept = 0;
+  for (const FrontSlot& s : f.slots) kept += s.private_state ? 1 : 0;
+  const size_t shared = f.slots.size() - kept;
+  std::string text = std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s");
+  if (kept > 0) {
+    text += ", " + std::to_string(kept) + " private state buffer" + (kept == 1 ? "" : "s");
+  }
+  return text;
+}
+
 std::string StrategySizes(const MethodPlan& m, size_t i) {
   if (i >= m.arena_lower_bounds.size() || i >= m.arena_sizes_replan.size()) return "";
   std::string text = "; LB " + Grouped(m.arena_lower_bounds[i]) + ", relocate " +
@@ -164,13 +176,13 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
   for (const FrontRegion& f : plan.fronts) {
     if (f.state_arena) {
       std::printf(
-          "  state arena %u %s%s: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
+          "  state arena %u %s%s: [0, %s) bytes, %s\n", f.memory_id,
           DeviceName(static_cast<int8_t>(f.device), f.device_index).c_str(),
           view.methods.empty() || f.memory_id > view.methods[0].arenas.size() ? " (new)" : "",
-          Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+          Grouped(f.size).c_str(), SlotCounts(f).c_str());
     } else {
-      std::printf("  front region of arena %u: [0, %s) bytes, %zu shared buffer%s\n", f.memory_id,
-                  Grouped(f.size).c_str(), f.slots.size(), f.slots.size() == 1 ? "" : "s");
+      std::printf("  front region of arena %u: [0, %s) bytes, %s\n", f.memory_id,
+                  Grouped(f.size).c_str(), SlotCounts(f).c_str());
     }
     for (const FrontSlot& s : f.slots) {
       std::printf("    %-48s offset %s, %s bytes\n", s.name.c_str(), Grouped(s.offset).c_str(),
@@ -204,8 +216,9 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
         continue;
       }
       if (const TensorMove* move = m.Find(*value)) {
-        std::printf("    %-48s value %u: offset %s -> %s\n", b.name.c_str(), *value,
-                    Grouped(move->before.offset).c_str(), Grouped(move->after.offset).c_str());
+        std::printf("    %-48s value %u: offset %s -> %s%s\n", b.name.c_str(), *value,
+                    Grouped(move->before.offset).c_str(), Grouped(move->after.offset).c_str(),
+                    b.private_state ? " (private state, a slot of its own)" : "");
       }
     }
   }

@@ -74,14 +74,18 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanResul
                     const PatchSet& patch, bool verbose) {
   const Plan& plan = input.plan;
   if (patch.empty()) return Target(job) + ": already planned, no change\n";
-  const size_t shared = SharedCount(plan), moved = MovedCount(plan);
+  const size_t shared = SharedCount(plan, false), moved = MovedCount(plan);
+  const size_t kept = SharedCount(plan, true);
   std::string segments = patch.segments_move()
                              ? "segments moved up by " + Grouped(patch.segment_shift()) + " bytes"
                              : "segments not moved";
   std::string what =
       shared == 0 ? "nothing shared, arenas replanned"
                   : std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
-                        (plan.layout == Layout::kArena ? " in their own arena" : " front-packed");
+                        (plan.layout == Layout::kArena ? " in their own arena" : " front-packed") +
+                        (kept == 0 ? ""
+                                   : " (and " + std::to_string(kept) + " private state buffer" +
+                                         (kept == 1 ? "" : "s") + " in slots of their own)");
   std::string text =
       Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
       " moved, " +

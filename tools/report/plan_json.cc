@@ -141,6 +141,7 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
       if (const TensorMove* move = m.Find(*value)) {
         json.BeginObject()
             .Field("name", b.name)
+            .Field("private_state", b.private_state)
             .Field("value_index", *value)
             .Field("memory_id", move->after.memory_id)
             .Field("offset_before", move->before.offset)

@@ -8,9 +8,11 @@
 
 namespace pteshare::cli {
 
-size_t SharedCount(const Plan& plan) {
+size_t SharedCount(const Plan& plan, bool private_state) {
   size_t n = 0;
-  for (const FrontRegion& f : plan.fronts) n += f.slots.size();
+  for (const FrontRegion& f : plan.fronts) {
+    for (const FrontSlot& s : f.slots) n += s.private_state == private_state ? 1 : 0;
+  }
   return n;
 }
 
@@ -38,7 +40,8 @@ std::string RewriteJson(const std::string& file, const std::string& output, bool
   }
   json.Field("in_place", in_place)
       .Field("changed", !patch.empty())
-      .Field("shared_buffers", static_cast<uint64_t>(SharedCount(plan)))
+      .Field("shared_buffers", static_cast<uint64_t>(SharedCount(plan, false)))
+      .Field("private_state_buffers", static_cast<uint64_t>(SharedCount(plan, true)))
       .Field("moved_tensors", static_cast<uint64_t>(MovedCount(plan)))
       .Field("bytes_appended", static_cast<uint64_t>(patch.appended.size()))
       .Field("tables_appended", static_cast<uint64_t>(patch.tables_appended))

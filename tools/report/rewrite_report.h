@@ -11,8 +11,9 @@
 
 namespace pteshare::cli {
 
-/// Shared buffers the plan front-packs.
-size_t SharedCount(const Plan& plan);
+/// Shared buffers the plan front-packs (`private_state`: the private
+/// state's slots instead).
+size_t SharedCount(const Plan& plan, bool private_state);
 /// Planned tensors the plan moves, over every method.
 size_t MovedCount(const Plan& plan);
 
