@@ -1,5 +1,5 @@
 // The module's exceptions: pteshare.Error and one subclass per ErrorKind
-// (rewriter/result.h), so a script can tell bad input from a plan that does
+// (rewriter/base/result.h), so a script can tell bad input from a plan that does
 // not fit from a failed write, as the CLI's exit status does.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 
 namespace pteshare::python {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <string>
 
-#include "rewriter/planner.h"
-#include "rewriter/shared_buffers.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/share/shared_buffers.h"
 
 namespace pteshare::python {
 

@@ -1,7 +1,7 @@
 #include "rewriter/open_program.h"
 
-#include "rewriter/journal.h"
-#include "rewriter/output_target.h"
+#include "rewriter/io/file_io.h"
+#include "rewriter/write/journal.h"
 
 #include <sys/stat.h>
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "rewriter/program_view.h"
-#include "rewriter/pte_file.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_file.h"
 
 namespace pteshare {
 

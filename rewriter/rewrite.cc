@@ -5,14 +5,14 @@
 #include <optional>
 #include <utility>
 
-#include "rewriter/bundle_writer.h"
-#include "rewriter/file_io.h"
-#include "rewriter/journal.h"
-#include "rewriter/name_patch.h"
-#include "rewriter/patched_bytes.h"
-#include "rewriter/rewrite_check.h"
-#include "rewriter/writer.h"
-#include "rewriter/writer_lock.h"
+#include "rewriter/bundle/bundle_writer.h"
+#include "rewriter/io/file_io.h"
+#include "rewriter/patch/name_patch.h"
+#include "rewriter/patch/patched_bytes.h"
+#include "rewriter/patch/rewrite_check.h"
+#include "rewriter/write/journal.h"
+#include "rewriter/write/writer.h"
+#include "rewriter/write/writer_lock.h"
 
 namespace pteshare {
 namespace {

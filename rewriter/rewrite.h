@@ -24,12 +24,12 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/layout_costs.h"
+#include "rewriter/base/result.h"
 #include "rewriter/open_program.h"
-#include "rewriter/patcher.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/result.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/layout_costs.h"
+#include "rewriter/verify/plan_verifier.h"
 
 namespace pteshare {
 

@@ -36,7 +36,7 @@ struct PteConstants {
   static constexpr char kIdentifier[5] = "ET12";
   static constexpr char kHeaderMagic[5] = "eh00";
   // What an in-place pteshare rewrite puts in the identifier's place while
-  // the file is neither the input nor the result (rewriter/journal.h), so
+  // the file is neither the input nor the result (rewriter/write/journal.h), so
   // the file's own bytes say so through whatever name it is reached, and an
   // ExecuTorch loader refuses it as no program.
   static constexpr char kRewritingIdentifier[5] = "PTRW";

@@ -2,14 +2,14 @@
 // padding as the builder lays it out): pairing unnamed caches, and tensors
 // planted inside a shared buffer, which pteshare plan refuses and both
 // checkers (pteshare verify, the loader-side self-check) report.
-#include "rewriter/alias_evidence.h"
+#include "rewriter/share/alias_evidence.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "rewriter/instruction_effects.h"
 #include "rewriter/open_program.h"
+#include "rewriter/program/instruction_effects.h"
 #include "tests/test_support.h"
 #include "wire.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/bundle.h"
-#include "rewriter/bundle_builder.h"
+#include "rewriter/bundle/bundle_builder.h"
+#include "rewriter/program/bundle.h"
 #include "runtime_check/alias_check.h"
 #include "tests/bundle_fixtures.h"
 #include "tests/test_support.h"

@@ -2,7 +2,7 @@
 // verified bundle (by the reader and by runtime_check), the bundle built
 // again around a program with its test cases kept, and malformed bundles
 // refused with one clear line.
-#include "rewriter/bundle.h"
+#include "rewriter/program/bundle.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bundle_bytes.h"
-#include "rewriter/bundle_builder.h"
-#include "rewriter/pte_file.h"
+#include "rewriter/bundle/bundle_builder.h"
+#include "rewriter/program/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tests/bundle_fixtures.h"
 #include "tests/fuzz/bundle_properties.h"

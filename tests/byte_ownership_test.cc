@@ -2,7 +2,7 @@
 // schema says, and the patcher refuses a patch whose bytes also belong to
 // something other than allocation info (F6: an Int value whose table is an
 // AllocationDetails table; a rewrite changed the kernel argument).
-#include "rewriter/byte_ownership.h"
+#include "rewriter/patch/byte_ownership.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // claims gigabytes but stores a few KiB (a hostile header, or a copy made
 // with holes) once took 17-44 s and 2.1 GB of memory to refuse; its holes
 // are now skipped, and the memory under them is never touched.
-#include "rewriter/file_io.h"
+#include "rewriter/io/file_io.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

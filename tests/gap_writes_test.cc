@@ -4,12 +4,12 @@
 // wherever the old segment base lies against the 4096 boundaries: above
 // one, below the first (gap at 0), on one with the program ending below it
 // (the appended bytes straddle the gap), with no slack at all.
-#include "rewriter/gap_writes.h"
+#include "rewriter/write/gap_writes.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
-#include "rewriter/file_io.h"
+#include "rewriter/io/file_io.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {

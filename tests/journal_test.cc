@@ -1,7 +1,7 @@
 // The rollback journal: its encoding, the check that a journal belongs to
 // the file beside it (per byte, so a torn range still counts), rollback,
 // and recovery as every command runs it (stale journals refused).
-#include "rewriter/journal.h"
+#include "rewriter/write/journal.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 #include <cstring>
 #include <functional>
 
-#include "rewriter/file_io.h"
+#include "rewriter/io/file_io.h"
 #include "rewriter/open_program.h"
 #include "rewriter/rewrite.h"
 #include "tests/filesystem_fixtures.h"

@@ -1,13 +1,13 @@
 // Lifetimes and alias groups on small hand-made programs: every rule of
 // lifetimes.h with its exact ranges and groups. Tensors are hand-placed
 // (FixedPlacement) so a test decides which bytes they share.
-#include "rewriter/lifetimes.h"
+#include "rewriter/plan/lifetimes.h"
 
 #include <gtest/gtest.h>
 
 #include "rewriter/open_program.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
 #include "tools/synth/operators.h"

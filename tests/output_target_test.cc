@@ -4,7 +4,7 @@
 // a folder means FOLDER/BASENAME for one input as for several (F13); a
 // replaced file keeps its owner, group and mode with set-id bits cleared
 // (F2); a file with several names is not split from them.
-#include "rewriter/output_target.h"
+#include "rewriter/write/output_target.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -2,7 +2,7 @@
 // when it can: on random plans it must find a violation exactly when some
 // pair breaks I3, as the pairwise definition says (checked here the slow
 // way, every pair against every other).
-#include "rewriter/overlaps_kept.h"
+#include "rewriter/verify/overlaps_kept.h"
 
 #include <gtest/gtest.h>
 

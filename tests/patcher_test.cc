@@ -2,12 +2,12 @@
 // tables within the slack, a segment move, a file without extended header,
 // 64-bit offsets), checked by re-reading the patched bytes, diffing them
 // against the expected ranges and hashing the segments.
-#include "rewriter/patcher.h"
+#include "rewriter/patch/patcher.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/appended_tables.h"
-#include "rewriter/rewrite_check.h"
+#include "rewriter/patch/appended_tables.h"
+#include "rewriter/patch/rewrite_check.h"
 #include "tests/rewrite_fixtures.h"
 #include "wire.h"
 

@@ -4,7 +4,7 @@
 // linkat and rename when OUT is replaced) leaves a name that the next
 // writer recognises as provably ours and provably abandoned, and cleans;
 // nothing else is ever deleted.
-#include "rewriter/pending_file.h"
+#include "rewriter/write/pending_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rewriter/crash_points.h"
+#include "rewriter/io/crash_points.h"
 #include "tests/rewrite_fixtures.h"
 
 namespace pteshare {

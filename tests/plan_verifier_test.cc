@@ -1,10 +1,10 @@
 // The plan verifier catches hand-made bad plans: each test breaks one
 // invariant of a good plan and expects exactly that invariant to be named.
-#include "rewriter/plan_verifier.h"
+#include "rewriter/verify/plan_verifier.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/planner.h"
+#include "rewriter/plan/planner.h"
 #include "tests/program_fixture.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"

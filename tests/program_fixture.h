@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/program_view.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_layout.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tools/synth/fixed_layout.h"
 #include "tools/synth/program_builder.h"
 

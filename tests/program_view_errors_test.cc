@@ -2,8 +2,8 @@
 // the loader refuses: each error names the method, value and numbers.
 #include <gtest/gtest.h>
 
-#include "rewriter/program_view.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_layout.h"
 #include "tools/synth/fixed_layout.h"
 #include "tools/synth/program_builder.h"
 #include "wire.h"

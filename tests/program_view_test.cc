@@ -2,7 +2,7 @@
 // ../shared/corpus/MANIFEST.tsv: method names, planned tensors per method,
 // arena sizes. This is also the wire-compatibility proof of our schema:
 // every ET12 file verifies and reads with our generated code.
-#include "rewriter/program_view.h"
+#include "rewriter/program/program_view.h"
 
 #include <gtest/gtest.h>
 

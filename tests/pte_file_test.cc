@@ -1,5 +1,5 @@
 // PteFile: mapping real files, and refusing what cannot be mapped.
-#include "rewriter/pte_file.h"
+#include "rewriter/program/pte_file.h"
 
 #include <gtest/gtest.h>
 

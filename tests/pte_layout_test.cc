@@ -1,7 +1,7 @@
 // ReadPteLayout on real corpus bytes and on each kind of damage a file can
 // carry: every case must give an error that says what is wrong, never a
 // crash or a read outside the buffer.
-#include "rewriter/pte_layout.h"
+#include "rewriter/program/pte_layout.h"
 
 #include <gtest/gtest.h>
 

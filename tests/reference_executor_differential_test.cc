@@ -19,9 +19,9 @@
 #include <cstring>
 #include <iostream>
 
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/program/pte_layout.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/reference/differential_run.h"
 #include "tests/reference/plan_application.h"
 #include "tools/synth/operators.h"

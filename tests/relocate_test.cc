@@ -1,11 +1,11 @@
 // The relocate strategy on hand-laid programs: every expected offset and
 // arena size is written out, and every plan must pass the verifier.
-#include "rewriter/relocate.h"
+#include "rewriter/plan/relocate.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/program_fixture.h"
 
 namespace pteshare {

@@ -3,13 +3,13 @@
 // wasteful input to its lower bound, keeps the front regions, never loses
 // to relocate under best, and says by how much an --arena-limit is missed.
 // Every plan must pass the verifier.
-#include "rewriter/replan.h"
+#include "rewriter/plan/replan.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/patcher.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/program_fixture.h"
 #include "tests/rewrite_fixtures.h"
 #include "tools/synth/operators.h"

@@ -8,7 +8,7 @@
 
 #include <regex>
 
-#include "rewriter/journal.h"
+#include "rewriter/write/journal.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "rewriter/open_program.h"
-#include "rewriter/patched_bytes.h"
-#include "rewriter/patcher.h"
-#include "rewriter/planner.h"
+#include "rewriter/patch/patched_bytes.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/plan/planner.h"
 #include "tests/test_support.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"

@@ -181,5 +181,22 @@ TEST(SelfCheck, EveryProgramHasVersionAndTheSelfCheckHasHelp) {
   EXPECT_TRUE(test_support::Contains(help.out, "usage: pteshare-selfcheck FILE")) << help.out;
 }
 
+// The README gives the example's whole source for an application to copy;
+// it once drifted from the file (issue 24). It must be the file, byte for byte.
+TEST(SelfCheck, ReadmeShowsTheExamplesWholeSourceAsItIs) {
+  const std::filesystem::path root(PTESHARE_SOURCE_DIR);
+  const std::string readme = test_support::ReadFileBytes(root / "README.md");
+  const std::string source =
+      test_support::ReadFileBytes(root / "runtime_check" / "self_check_main.cc");
+  const std::string marker = "Its whole source:\n\n```cpp\n";
+  const size_t start = readme.find(marker);
+  ASSERT_NE(start, std::string::npos) << "README.md lost the example's section";
+  const size_t begin = start + marker.size();
+  const size_t end = readme.find("```\n", begin);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(readme.substr(begin, end - begin), source)
+      << "README.md's copy of runtime_check/self_check_main.cc differs from the file";
+}
+
 }  // namespace
 }  // namespace pteshare

@@ -1,10 +1,10 @@
 // Choosing shared buffers: what --share, --share-auto and --name select, and
 // every input error, each with its exact message.
-#include "rewriter/shared_buffers.h"
+#include "rewriter/share/shared_buffers.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/planner.h"
+#include "rewriter/plan/planner.h"
 #include "tests/program_fixture.h"
 
 namespace pteshare {

@@ -2,17 +2,17 @@
 // number, device and slots, the arenas the buffers leave, the verifier's
 // checks of the layout, and the patch that grows the arena vectors (read
 // back through the real reader).
-#include "rewriter/state_arena.h"
+#include "rewriter/plan/state_arena.h"
 
 #include <gtest/gtest.h>
 
-#include "rewriter/arena_vectors.h"
-#include "rewriter/byte_ownership.h"
-#include "rewriter/memory_cost.h"
-#include "rewriter/patched_bytes.h"
-#include "rewriter/patcher.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/patch/arena_vectors.h"
+#include "rewriter/patch/byte_ownership.h"
+#include "rewriter/patch/patched_bytes.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/plan/memory_cost.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/program_fixture.h"
 
 namespace pteshare {

@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "rewriter/pte_layout.h"
+#include "rewriter/program/pte_layout.h"
 #include "tests/test_support.h"
 #include "tools/synth/program_builder.h"
 #include "tools/synth/pte_reader.h"

@@ -3,7 +3,7 @@
 // own table follows its reference), with the rules of table_reuse.h: point
 // only forward, say one value per table, write only stored fields, append
 // only what no table can say.
-#include "rewriter/table_reuse.h"
+#include "rewriter/patch/table_reuse.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // write_runs.h: writes lying close together become one read and one write,
 // and the bytes a run writes are the file's own with the writes applied.
-#include "rewriter/write_runs.h"
+#include "rewriter/write/write_runs.h"
 
 #include <gtest/gtest.h>
 

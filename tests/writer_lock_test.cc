@@ -3,7 +3,7 @@
 // descriptor of the file keeps the lock, and many threads rewriting and
 // reading one file, killed at random moments, leave the input or the
 // result every time.
-#include "rewriter/writer_lock.h"
+#include "rewriter/write/writer_lock.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "rewriter/journal.h"
 #include "rewriter/open_program.h"
 #include "rewriter/rewrite.h"
+#include "rewriter/write/journal.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
 #include "tools/synth/synth_llm.h"

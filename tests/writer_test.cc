@@ -4,7 +4,7 @@
 // insert a range; nothing is left behind; a crash at any step (the insert
 // ones included) is recovered by the next run to either the input or the
 // full result; two writers on one file do not interleave.
-#include "rewriter/writer.h"
+#include "rewriter/write/writer.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -22,13 +22,13 @@
 #include <set>
 #include <thread>
 
-#include "rewriter/crash_points.h"
-#include "rewriter/file_io.h"
-#include "rewriter/gap_writes.h"
-#include "rewriter/journal.h"
+#include "rewriter/io/crash_points.h"
+#include "rewriter/io/file_io.h"
 #include "rewriter/open_program.h"
-#include "rewriter/planner.h"
-#include "rewriter/write_runs.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/write/gap_writes.h"
+#include "rewriter/write/journal.h"
+#include "rewriter/write/write_runs.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
 #include "tools/synth/synth_llm.h"

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/blockplan/csv.h"
-#include "rewriter/blockplan/lower_bound.h"
-#include "rewriter/blockplan/planner.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/csv.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/planner.h"
+#include "rewriter/plan/blockplan/validator.h"
 
 namespace pteshare {
 namespace {

@@ -13,10 +13,10 @@
 #include <numeric>
 #include <random>
 
-#include "rewriter/lifetimes.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/plan/lifetimes.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/program/pte_layout.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"
 #include "tools/synth/spec_helpers.h"

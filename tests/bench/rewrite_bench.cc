@@ -35,15 +35,15 @@
 #include <utility>
 #include <vector>
 
-#include "rewriter/file_io.h"
-#include "rewriter/insert_range.h"
-#include "rewriter/journal.h"
+#include "rewriter/io/file_io.h"
 #include "rewriter/open_program.h"
-#include "rewriter/patcher.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/writer.h"
-#include "rewriter/writer_lock.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
+#include "rewriter/write/insert_range.h"
+#include "rewriter/write/journal.h"
+#include "rewriter/write/writer.h"
+#include "rewriter/write/writer_lock.h"
 #include "tests/bench/scratch_dir.h"
 #include "tools/synth/program_builder.h"
 #include "tools/synth/synth_llm.h"

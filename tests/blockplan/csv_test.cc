@@ -1,6 +1,6 @@
 // CSV instances in MiniMalloc's format: reading, the errors a user sees for a
 // bad file (line number and what is wrong), and writing a placement back.
-#include "rewriter/blockplan/csv.h"
+#include "rewriter/plan/blockplan/csv.h"
 
 #include <gtest/gtest.h>
 

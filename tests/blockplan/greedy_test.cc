@@ -1,7 +1,7 @@
 // The greedy passes: first fit takes the lowest gap, best fit the tightest,
 // fixed blocks stay, every order lists each free block once (long-lived ones
 // first), and every pass gives a valid placement.
-#include "rewriter/blockplan/greedy.h"
+#include "rewriter/plan/blockplan/greedy.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "rewriter/blockplan/lower_bound.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 
 namespace pteshare {

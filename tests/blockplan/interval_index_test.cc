@@ -1,7 +1,7 @@
 // PlacedBlockIndex against a plain scan: for random lifespans placed in a
 // random order, every query lists exactly the placed blocks strictly inside
 // it.
-#include "rewriter/blockplan/interval_index.h"
+#include "rewriter/plan/blockplan/interval_index.h"
 
 #include <gtest/gtest.h>
 

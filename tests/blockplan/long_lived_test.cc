@@ -1,7 +1,7 @@
 // LongLivedOccupancy against a plain list: for a query shorter than every
 // inserted span, the ranges it returns cover exactly the bytes of the
 // inserted spans live with the query (union compared byte range by range).
-#include "rewriter/blockplan/long_lived.h"
+#include "rewriter/plan/blockplan/long_lived.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The lower bound: the most bytes live at one instant (and no fixed block can
 // sink below its offset). Every planner result is measured against it.
-#include "rewriter/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
 
 #include <gtest/gtest.h>
 

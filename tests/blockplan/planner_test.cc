@@ -3,7 +3,7 @@
 // code with the planner), it reaches the optimum where the optimum is known, keeps fixed
 // blocks where they are, honours alignment and capacity, and gives the same
 // plan for the same seed.
-#include "rewriter/blockplan/planner.h"
+#include "rewriter/plan/blockplan/planner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "rewriter/blockplan/csv.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/csv.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 #include "tests/fuzz/block_plan_properties.h"
 #include "tests/test_support.h"

@@ -3,15 +3,15 @@
 // prove one byte less infeasible; a probe of the plain preorders only does
 // not depend on the shuffle seed; a resumable probe settles the same way
 // however its steps are sliced.
-#include "rewriter/blockplan/probe.h"
+#include "rewriter/plan/blockplan/probe.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <utility>
 
-#include "rewriter/blockplan/lower_bound.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 
 namespace pteshare {

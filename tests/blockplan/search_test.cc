@@ -1,13 +1,13 @@
 // CapacitySearch: with every preorder, shuffled or not, it finds a placement
 // at the exact optimum and proves the capacity one byte below it infeasible;
 // a search without steps says so; fixed blocks are searched around.
-#include "rewriter/blockplan/search.h"
+#include "rewriter/plan/blockplan/search.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 
 namespace pteshare {

@@ -1,7 +1,7 @@
 // SweepBlocks: the time sections are the maximal sets of blocks live at one
 // instant, each free block is live in a contiguous, non-empty run of them,
 // and the conflict and obstacle lists name exactly the blocks live alongside.
-#include "rewriter/blockplan/sections.h"
+#include "rewriter/plan/blockplan/sections.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // ShortLivedOccupancy against a plain scan: for random lifespans (of many
 // length classes, some empty) placed in a random order, every query lists
 // exactly the byte ranges of the placed blocks live with it.
-#include "rewriter/blockplan/short_lived.h"
+#include "rewriter/plan/blockplan/short_lived.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/blockplan/problem.h"
+#include "rewriter/plan/blockplan/problem.h"
 
 namespace pteshare {
 

@@ -1,6 +1,6 @@
 // ValidateBlockSolution: each rule of problem.h is caught, with the blocks
 // named, and on random placements its sweep agrees with a pair-by-pair check.
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/validator.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // the greedy one, keeps the front, and gives up (nullopt) rather than
 // return a half-searched placement when the budget runs out; through
 // PlanBlocks, more steps never give a larger arena.
-#include "rewriter/blockplan/windows.h"
+#include "rewriter/plan/blockplan/windows.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/blockplan/lower_bound.h"
-#include "rewriter/blockplan/planner.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/planner.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/blockplan/small_problems.h"
 
 namespace pteshare {

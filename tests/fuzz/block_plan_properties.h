@@ -10,9 +10,9 @@
 #include <span>
 #include <string>
 
-#include "rewriter/blockplan/lower_bound.h"
-#include "rewriter/blockplan/planner.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/planner.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace pteshare::fuzz {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/bundle.h"
-#include "rewriter/bundle_builder.h"
+#include "rewriter/bundle/bundle_builder.h"
+#include "rewriter/program/bundle.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace pteshare::fuzz {

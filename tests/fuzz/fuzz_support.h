@@ -13,8 +13,8 @@
 #include <span>
 #include <string>
 
-#include "rewriter/program_view.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_layout.h"
 
 namespace pteshare::fuzz {
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/front_region.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/plan/front_region.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/share_requests.h"
 

@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/byte_ownership.h"
-#include "rewriter/patcher.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
-#include "rewriter/rewrite_check.h"
+#include "rewriter/patch/byte_ownership.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/patch/rewrite_check.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/share_requests.h"
 

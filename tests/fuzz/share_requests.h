@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/planner.h"
-#include "rewriter/program_view.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/program/program_view.h"
 
 namespace pteshare::fuzz {
 

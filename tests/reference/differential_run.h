@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/result.h"
-#include "rewriter/shared_buffers.h"
+#include "rewriter/base/result.h"
+#include "rewriter/share/shared_buffers.h"
 #include "tests/reference/reference_executor.h"
 
 namespace pteshare::reference {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "rewriter/patcher.h"
-#include "rewriter/pte_layout.h"
+#include "rewriter/patch/patcher.h"
+#include "rewriter/program/pte_layout.h"
 
 namespace pteshare::reference {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/plan.h"
-#include "rewriter/program_view.h"
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
+#include "rewriter/plan/plan.h"
+#include "rewriter/program/program_view.h"
 #include "tests/reference/reference_executor.h"
 
 namespace pteshare::reference {

@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "program_generated.h"
-#include "rewriter/program_view.h"
-#include "rewriter/pte_layout.h"
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_layout.h"
 #include "tests/reference/reference_kernels.h"
 #include "tests/reference/reference_values.h"
 

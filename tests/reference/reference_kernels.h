@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tests/reference/reference_values.h"
 
 namespace pteshare::reference {

@@ -10,7 +10,8 @@
 #   lib/libpteshare_runtime_check.a
 #   include/pteshare/runtime_check/alias_check.h (#include "runtime_check/alias_check.h";
 #                                                 C++17, standard library only)
-#   lib/libpteshare_rewriter.a, lib/libpteshare_blockplan.a (full build)
+#   lib/libpteshare_rewriter.a, its stage libraries (libpteshare_program.a,
+#     ..., libpteshare_bundle.a) and lib/libpteshare_blockplan.a (full build)
 #   include/pteshare/rewriter/rewrite.h and the headers it includes
 #                                           (#include "rewriter/rewrite.h")
 #   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h,
@@ -39,12 +40,14 @@ if(TARGET pteshare_rewriter)
     target_include_directories(${_target} INTERFACE
       $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
   endforeach()
-  set_target_properties(pteshare_schema PROPERTIES EXPORT_NAME schema)
-  set_target_properties(pteshare_rewriter PROPERTIES EXPORT_NAME rewriter)
-  set_target_properties(pteshare_blockplan PROPERTIES EXPORT_NAME blockplan)
-  set_target_properties(pteshare_result PROPERTIES EXPORT_NAME result)
-  list(APPEND _pteshare_libraries pteshare_schema pteshare_rewriter pteshare_blockplan
-       pteshare_result)
+  # pteshare::rewriter links the stage libraries (pteshare::program, ...,
+  # pteshare::bundle); they are installed with it, named after their folder.
+  foreach(_target pteshare_schema pteshare_blockplan pteshare_result ${PTESHARE_REWRITER_STAGES})
+    string(REPLACE "pteshare_" "" _name ${_target})
+    set_target_properties(${_target} PROPERTIES EXPORT_NAME ${_name})
+  endforeach()
+  list(APPEND _pteshare_libraries pteshare_schema pteshare_blockplan pteshare_result
+       ${PTESHARE_REWRITER_STAGES})
 endif()
 if(PTESHARE_SANITIZE OR PTESHARE_FUZZ)
   # A sanitized static library needs the sanitizer runtimes in whatever
@@ -77,12 +80,17 @@ if(TARGET pteshare_rewriter)
   # The rewriter's public headers: rewrite.h (the pipeline) and what it
   # includes, nothing else (tests/consumer builds against these alone).
   set(_pteshare_rewriter_public_headers
-    bundle.h layout_costs.h lifetimes.h memory_cost.h open_program.h patcher.h plan.h
-    plan_verifier.h planner.h program_view.h pte_file.h pte_layout.h replan.h result.h
-    rewrite.h shared_buffers.h)
-  list(TRANSFORM _pteshare_rewriter_public_headers PREPEND ${PROJECT_SOURCE_DIR}/rewriter/)
-  install(FILES ${_pteshare_rewriter_public_headers}
-    DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter)
+    rewrite.h open_program.h base/result.h
+    patch/byte_overwrite.h patch/name_patch.h patch/patcher.h
+    plan/lifetimes.h plan/memory_cost.h plan/plan.h plan/planner.h plan/replan.h
+    program/bundle.h program/program_view.h program/pte_file.h program/pte_layout.h
+    share/shared_buffers.h
+    verify/layout_costs.h verify/plan_verifier.h verify/violation.h)
+  foreach(_header ${_pteshare_rewriter_public_headers})
+    get_filename_component(_folder ${_header} DIRECTORY)
+    install(FILES ${PROJECT_SOURCE_DIR}/rewriter/${_header}
+      DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter/${_folder})
+  endforeach()
   install(FILES
       ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
       ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h

@@ -2,7 +2,7 @@
 // how a library error's kind becomes one.
 #pragma once
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 
 namespace pteshare::cli {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/lifetimes.h"
-#include "rewriter/planner.h"
-#include "rewriter/program_view.h"
+#include "rewriter/plan/lifetimes.h"
+#include "rewriter/plan/planner.h"
+#include "rewriter/program/program_view.h"
 
 namespace pteshare::cli {
 
@@ -70,7 +70,7 @@ struct ArenaRow {
   std::string device;  // "CPU", "CUDA:0"
   /// Time runs over instructions [0, instruction_count).
   int64_t instruction_count = 0;
-  /// Bytes no plan of these alias groups can go below (rewriter/lifetimes.h).
+  /// Bytes no plan of these alias groups can go below (rewriter/plan/lifetimes.h).
   uint64_t lower_bound = 0;
   /// The --arena-limit asked for this arena, or 0 for none.
   uint64_t arena_limit = 0;

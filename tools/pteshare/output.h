@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tools/report/numbers.h"
 
 namespace pteshare::cli {

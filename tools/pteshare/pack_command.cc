@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "rewriter/blockplan/csv.h"
-#include "rewriter/blockplan/planner.h"
-#include "rewriter/blockplan/validator.h"
+#include "rewriter/plan/blockplan/csv.h"
+#include "rewriter/plan/blockplan/planner.h"
+#include "rewriter/plan/blockplan/validator.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"

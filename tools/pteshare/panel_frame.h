@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "rewriter/lifetimes.h"
+#include "rewriter/plan/lifetimes.h"
 #include "tools/pteshare/label_placer.h"
 #include "tools/pteshare/svg_panel.h"
 

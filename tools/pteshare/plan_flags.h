@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/plan.h"
-#include "rewriter/planner.h"
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
+#include "rewriter/plan/plan.h"
+#include "rewriter/plan/planner.h"
 
 namespace pteshare::cli {
 

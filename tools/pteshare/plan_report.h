@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/layout_costs.h"
-#include "rewriter/memory_cost.h"
 #include "rewriter/open_program.h"
-#include "rewriter/plan_verifier.h"
-#include "rewriter/planner.h"
+#include "rewriter/plan/memory_cost.h"
+#include "rewriter/plan/planner.h"
 #include "rewriter/rewrite.h"
+#include "rewriter/verify/layout_costs.h"
+#include "rewriter/verify/plan_verifier.h"
 #include "tools/pteshare/plan_flags.h"
 #include "tools/pteshare/share_flags.h"
 #include "tools/report/plan_json.h"

@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "rewriter/file_io.h"
-#include "rewriter/new_file.h"
+#include "rewriter/io/file_io.h"
+#include "rewriter/write/new_file.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/layout_html.h"

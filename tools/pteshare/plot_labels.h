@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "rewriter/lifetimes.h"
+#include "rewriter/plan/lifetimes.h"
 #include "tools/pteshare/layout_picture.h"
 
 namespace pteshare::cli {

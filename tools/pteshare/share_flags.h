@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/result.h"
-#include "rewriter/shared_buffers.h"
+#include "rewriter/base/result.h"
+#include "rewriter/share/shared_buffers.h"
 
 namespace pteshare::cli {
 

@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "rewriter/pte_file.h"
+#include "rewriter/program/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "rewriter/pte_file.h"
+#include "rewriter/program/pte_file.h"
 #include "tools/report/json_writer.h"
 
 namespace pteshare::cli {

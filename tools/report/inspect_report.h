@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/program_view.h"
-#include "rewriter/pte_file.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/program/pte_file.h"
 
 namespace pteshare::cli {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "rewriter/memory_cost.h"
-#include "rewriter/pte_file.h"
+#include "rewriter/plan/memory_cost.h"
+#include "rewriter/program/pte_file.h"
 #include "rewriter/rewrite.h"
 #include "tools/report/json_writer.h"
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "rewriter/plan.h"
+#include "rewriter/plan/plan.h"
 #include "rewriter/rewrite.h"
 
 namespace pteshare::cli {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "rewriter/memory_cost.h"
+#include "rewriter/plan/memory_cost.h"
 #include "tools/report/bundle_report.h"
 #include "tools/report/document.h"
 #include "tools/report/json_writer.h"

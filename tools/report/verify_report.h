@@ -18,9 +18,9 @@
 
 #include <string>
 
-#include "rewriter/pte_file.h"
-#include "rewriter/result.h"
-#include "rewriter/shared_buffers.h"
+#include "rewriter/base/result.h"
+#include "rewriter/program/pte_file.h"
+#include "rewriter/share/shared_buffers.h"
 #include "runtime_check/alias_check.h"
 
 namespace pteshare::cli {

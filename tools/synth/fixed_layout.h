@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tools/synth/program_spec.h"
 
 namespace pteshare::synth {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tools/synth/program_spec.h"
 
 namespace pteshare::synth {

@@ -25,7 +25,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tools/synth/method_planner.h"
 #include "tools/synth/program_spec.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "program_generated.h"
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 
 namespace pteshare::synth {
 

@@ -26,7 +26,7 @@
 
 #include <cstdint>
 
-#include "rewriter/result.h"
+#include "rewriter/base/result.h"
 #include "tools/synth/program_spec.h"
 
 namespace pteshare::synth {

@@ -1,0 +1,308 @@
+#include "rewriter/plan/blockplan/planner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewriter/plan/blockplan/greedy.h"
+#include "rewriter/plan/blockplan/lower_bound.h"
+#include "rewriter/plan/blockplan/probe.h"
+#include "rewriter/plan/blockplan/search.h"
+#include "rewriter/plan/blockplan/step_budget.h"
+#include "rewriter/plan/blockplan/validator.h"
+#include "rewriter/plan/blockplan/windows.h"
+
+namespace pteshare {
+namespace {
+
+/// Sizes and offsets stay below this so sums of them cannot wrap.
+constexpr Bytes kMaxTotal = Bytes{1} << 62;
+/// Random orders tried after the fixed ones.
+constexpr int kRandomOrders = 8;
+/// Past this many blocks the whole-problem search costs too much per node
+/// (O(blocks)) and per dive (O(blocks^2)); larger problems are searched in
+/// windows (windows.h).
+constexpr size_t kMaxWholeSearchBlocks = 2000;
+/// From this many blocks the windowed search runs before the whole one.
+constexpr size_t kMinWindowedBlocks = 500;
+
+std::string Describe(const Block& block) {
+  return "block '" + block.id + "' [" + std::to_string(block.lifespan.begin) + ", " +
+         std::to_string(block.lifespan.end) + ")";
+}
+
+std::string Percent(Bytes part, Bytes whole) {
+  if (whole == 0) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " (%.1f%%)", 100.0 * static_cast<double>(part) / whole);
+  return text;
+}
+
+/// The size-descending order with every key scaled by a random factor in
+/// [0.75, 1.25): near-greedy orders that explore other tie-breaks.
+std::vector<uint32_t> RandomOrder(const BlockProblem& problem, std::mt19937_64& random) {
+  std::vector<std::pair<double, uint32_t>> keyed;
+  for (uint32_t i = 0; i < problem.blocks.size(); ++i) {
+    if (problem.blocks[i].fixed_offset) continue;
+    // Raw engine bits, not a std:: distribution: those differ between
+    // standard libraries, and the plan must not.
+    double factor = 0.75 + 0.5 * static_cast<double>(random() >> 11) * 0x1.0p-53;
+    keyed.push_back({static_cast<double>(problem.blocks[i].size) * factor, i});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<uint32_t> order;
+  for (const auto& [key, index] : keyed) order.push_back(index);
+  return order;
+}
+
+/// Steps each probe of the first bisection pass may take; every pass doubles.
+/// (4 M gave D +7.7%, J +5.8%; 64 M gave D +6.85%, J +5.07% at 2 G steps
+/// as round robins of short runs, and gives D +5.71%, J +4.76% as one run
+/// of each plain preorder.)
+constexpr uint64_t kFirstProbeSteps = 64'000'000;
+/// A probe's steps go to one run of each plain preorder.
+constexpr uint64_t kPlainPreorders = std::size(kAllSearchPreorders);
+/// The tight probe's first runs; its rounds grow four-fold (1, 4, 16, 64,
+/// 256 M...).
+constexpr uint64_t kFirstTightRunSteps = 1'000'000;
+
+/// The capacity probes on the whole problem, as an anytime schedule: passes
+/// of bisection probes between what is proven not to fit (below
+/// `proven_low`) and the best height found, each pass with twice the steps
+/// per probe, interleaved with a resumable probe at the lower bound (or the
+/// problem's capacity). Before every bisection probe the tight probe is
+/// given steps until it has had 1.5 times what the bisection has had, so it
+/// is never more than one probe behind (E's lower bound takes one plain run
+/// of 135 M steps: with an equal share it is met at 1.8 G steps, with 1.5
+/// times at 1.54 G, leaving D and J enough bisection within 2 G).
+/// Every probe runs the plain preorders only, each for a third of its
+/// steps, and a pass later twice as long: on D, J and E most placements
+/// below the greedy height take one plain preorder 20-250 M steps, a depth
+/// that round robins of short (shuffled) restarts never reach.
+/// No decision reads the budget's size, so a larger budget runs the same
+/// probes first and then more: more steps never give a larger arena.
+void SearchWhole(CapacitySearch& search, const BlockProblem& problem, StepBudget* budget,
+                 BlockPlan* plan, Bytes* proven_low) {
+  auto consider = [&](BlockSolution& candidate) {
+    if (candidate.height < plan->solution.height) plan->solution = std::move(candidate);
+  };
+  auto schedule = [](uint64_t probe_steps) {
+    ProbeSchedule out;
+    out.first_run_steps = probe_steps / kPlainPreorders;
+    out.shuffled_runs = false;
+    return out;
+  };
+  const bool must_fit = problem.capacity && plan->solution.height > *problem.capacity;
+  auto unmet = [&] { return problem.capacity && plan->solution.height > *problem.capacity; };
+  // The tight probe: the lower bound prunes hardest and is often met.
+  // It lives as long as the search, so its runs start short (a small
+  // budget still tries every preorder) and grow four-fold: fewer rounds of
+  // re-running the same plain runs before one is long enough.
+  ProbeSchedule tight_schedule;
+  tight_schedule.first_run_steps = kFirstTightRunSteps;
+  tight_schedule.shuffled_runs = false;
+  tight_schedule.growth = 4;
+  ResumableProbe tight(must_fit ? *problem.capacity : plan->lower_bound, tight_schedule);
+  bool tight_settled = false;
+  uint64_t bisection_spent = 0;
+  BlockSolution found;
+  // Runs the tight probe for `steps` more steps (or until it is settled).
+  auto continue_tight = [&](uint64_t steps) {
+    if (tight_settled || tight.stalled() || steps == 0) return;
+    SearchOutcome outcome = tight.Continue(search, steps, budget, &found);
+    if (outcome == SearchOutcome::kFound) consider(found);
+    if (outcome == SearchOutcome::kInfeasible) {
+      *proven_low = std::max(*proven_low, tight.capacity() + 1);
+    }
+    tight_settled = outcome != SearchOutcome::kOutOfSteps;
+  };
+  auto level_tight = [&] {
+    const uint64_t owed = std::max(bisection_spent + bisection_spent / 2, kFirstProbeSteps);
+    continue_tight(owed > tight.spent() ? owed - tight.spent() : 0);
+  };
+  // Probes closer than this to the best height gain too little to pay.
+  const Bytes granularity = std::max<Bytes>(problem.alignment, plan->lower_bound / 1024);
+  for (uint64_t probe_steps = kFirstProbeSteps;
+       plan->solution.height > *proven_low && !budget->exhausted();
+       probe_steps = probe_steps > UINT64_MAX / 2 ? UINT64_MAX : probe_steps * 2) {
+    const uint64_t used_at_pass_start = budget->used();
+    // Until a plan fits the problem's capacity, only that capacity matters
+    // and its probe takes every pass's steps.
+    if (unmet()) {
+      continue_tight(probe_steps);
+      if (unmet()) {
+        if (tight_settled || tight.stalled()) break;
+        continue;
+      }
+    }
+    // One bisection pass: a probe that runs out of steps only raises
+    // `soft_low`; the next pass starts again from `proven_low`.
+    for (Bytes soft_low = *proven_low;
+         soft_low + granularity <= plan->solution.height && !budget->exhausted();) {
+      level_tight();
+      if (plan->solution.height <= *proven_low || soft_low + granularity > plan->solution.height) {
+        break;
+      }
+      const Bytes capacity = soft_low + (plan->solution.height - 1 - soft_low) / 2;
+      const uint64_t probe_start = budget->used();
+      SearchOutcome outcome =
+          ProbeCapacity(search, capacity, schedule(probe_steps), probe_steps, budget, &found);
+      bisection_spent += budget->used() - probe_start;
+      if (outcome == SearchOutcome::kFound) consider(found);
+      if (outcome == SearchOutcome::kInfeasible) *proven_low = std::max(*proven_low, capacity + 1);
+      if (outcome == SearchOutcome::kOutOfSteps) soft_low = capacity + 1;
+      soft_low = std::max(soft_low, *proven_low);
+    }
+    // Nothing left to bisect: the tight probe goes on alone.
+    level_tight();
+    // A pass that spent nothing would repeat forever.
+    if (budget->used() == used_at_pass_start) break;
+  }
+}
+
+}  // namespace
+
+Status ValidateBlockProblem(const BlockProblem& problem) {
+  const Bytes alignment = problem.alignment;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > kMaxTotal) {
+    return Error{"alignment " + std::to_string(alignment) + " is not a power of two"};
+  }
+  Bytes total = 0;
+  std::vector<const Block*> fixed;
+  for (const Block& block : problem.blocks) {
+    if (block.lifespan.end < block.lifespan.begin) {
+      return Error{Describe(block) + " ends before it begins"};
+    }
+    if (block.size > kMaxTotal || (total += block.size) > kMaxTotal) {
+      return Error{Describe(block) + ": sizes add up past 2^62 bytes"};
+    }
+    if (!block.fixed_offset) continue;
+    if (*block.fixed_offset > kMaxTotal) {
+      return Error{Describe(block) + ": fixed offset " + std::to_string(*block.fixed_offset) +
+                   " is past 2^62"};
+    }
+    if (problem.capacity && *block.fixed_offset + block.size > *problem.capacity) {
+      return Error{Describe(block) + " is fixed at offset " + std::to_string(*block.fixed_offset) +
+                   " + " + std::to_string(block.size) + " bytes, past the capacity " +
+                   std::to_string(*problem.capacity)};
+    }
+    if (block.size > 0 && block.lifespan.begin < block.lifespan.end) fixed.push_back(&block);
+  }
+  // Fixed blocks are few (front regions); a pairwise check is enough.
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    for (size_t j = i + 1; j < fixed.size(); ++j) {
+      const Block& a = *fixed[i];
+      const Block& b = *fixed[j];
+      if (LifespansOverlap(a.lifespan, b.lifespan) && *a.fixed_offset < *b.fixed_offset + b.size &&
+          *b.fixed_offset < *a.fixed_offset + a.size) {
+        return Error{"fixed " + Describe(a) + " at offset " + std::to_string(*a.fixed_offset) +
+                     " and fixed " + Describe(b) + " at offset " + std::to_string(*b.fixed_offset) +
+                     " overlap while both are live"};
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOptions& options) {
+  if (Status valid = ValidateBlockProblem(problem); !valid) return valid.error();
+  std::optional<StepBudget::Clock::time_point> deadline;
+  if (options.time_limit_seconds) {
+    deadline = StepBudget::Clock::now() +
+               std::chrono::duration_cast<StepBudget::Clock::duration>(
+                   std::chrono::duration<double>(std::max(0.0, *options.time_limit_seconds)));
+  }
+  StepBudget budget(options.max_steps, deadline);
+  BlockPlan plan;
+  plan.lower_bound = BlockLowerBound(problem.blocks);
+
+  // 1. Greedy passes: the fallback, and where the whole problem is
+  // searched, its first upper bound. They always run in full, but past
+  // kMaxWholeSearchBlocks (searched in windows only) they are most of the
+  // plan's time (12 passes over a 50k-block chain: about 1 s) and the
+  // windowed search is far below them, so there the first order runs, then
+  // the windows, and the other orders only when the windows missed the
+  // lower bound (nothing can beat it). The windowed result does not depend
+  // on the budget, so more steps still never give a larger arena.
+  GreedyPlacer greedy(problem);
+  auto consider = [&](BlockSolution candidate) {
+    if (plan.solution.offsets.empty() || candidate.height < plan.solution.height) {
+      plan.solution = std::move(candidate);
+    }
+  };
+  auto greedy_orders = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      if (!plan.solution.offsets.empty() && plan.solution.height == plan.lower_bound) break;
+      std::vector<uint32_t> blocks = OrderFreeBlocks(problem, kAllBlockOrders[k]);
+      consider(greedy.Place(blocks, FitRule::kFirstFit, &budget));
+      consider(greedy.Place(blocks, FitRule::kBestFit, &budget));
+    }
+  };
+  const bool windows_only = problem.blocks.size() > kMaxWholeSearchBlocks;
+  constexpr size_t kOrders = std::size(kAllBlockOrders);
+  greedy_orders(0, windows_only ? 1 : kOrders);
+  // Random orders only where the whole problem is searched: on larger ones
+  // the windowed search improves on them for less than their cost.
+  std::mt19937_64 random(options.seed);
+  const int random_orders = windows_only ? 0 : kRandomOrders;
+  for (int i = 0; i < random_orders && plan.solution.height > plan.lower_bound; ++i) {
+    consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
+  }
+
+  // 2. Capacity probes: the lower bound first (a tight capacity prunes
+  // hardest, and is often met), then bisection between what is known not to
+  // fit (below `proven_low`) and the best height found.
+  // From kMinWindowedBlocks on, the windowed search goes first: on chains
+  // of short-lived blocks it is far ahead of the whole search (a 1,000-block
+  // residual chain: the lower bound in 5 M steps, against +5.5% after 20 M).
+  Bytes proven_low = plan.lower_bound;
+  if (plan.solution.height > proven_low && !budget.exhausted() &&
+      problem.blocks.size() >= kMinWindowedBlocks) {
+    std::optional<BlockSolution> windowed =
+        SearchInWindows(problem, plan.lower_bound, WindowedSearchOptions{}, &budget);
+    if (windowed) consider(std::move(*windowed));
+  }
+  if (windows_only) greedy_orders(1, kOrders);
+  if (plan.solution.height > proven_low && !budget.exhausted() &&
+      problem.blocks.size() <= kMaxWholeSearchBlocks) {
+    CapacitySearch search(problem);
+    SearchWhole(search, problem, &budget, &plan, &proven_low);
+  }
+  plan.optimal = plan.solution.height <= proven_low;
+  plan.steps = budget.used();
+  plan.timed_out = budget.timed_out();
+  if (problem.capacity && plan.solution.height > *problem.capacity) {
+    const Bytes miss = plan.solution.height - *problem.capacity;
+    if (plan.lower_bound > *problem.capacity) {
+      return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                   " bytes: " + std::to_string(plan.lower_bound) +
+                   " bytes are live at one instant, " +
+                   std::to_string(plan.lower_bound - *problem.capacity) + " bytes" +
+                   Percent(plan.lower_bound - *problem.capacity, *problem.capacity) +
+                   " over; the best plan found needs " + std::to_string(plan.solution.height)};
+    }
+    return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
+                 " bytes: the best found needs " + std::to_string(plan.solution.height) +
+                 " bytes, " + std::to_string(miss) + " bytes" + Percent(miss, *problem.capacity) +
+                 " over" + (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
+  }
+#ifndef NDEBUG
+  // Debug builds check every plan, as an assert would, with a checker that
+  // shares no code with the planner.
+  if (Status valid = ValidateBlockSolution(problem, plan.solution); !valid) {
+    std::fprintf(stderr, "PlanBlocks made an invalid placement: %s\n",
+                 valid.error().message.c_str());
+    std::abort();
+  }
+#endif
+  return plan;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,64 @@
+// MakePlan: from a program and a share request to a Plan, by the chosen
+// strategy. The plan is not yet verified: callers run VerifyPlan before
+// anything could be written.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "rewriter/base/result.h"
+#include "rewriter/plan/plan.h"
+#include "rewriter/plan/replan.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/share/shared_buffers.h"
+
+namespace pteshare {
+
+/// The largest --alignment accepted (1 GiB).
+inline constexpr uint64_t kMaxAlignment = uint64_t{1} << 30;
+
+struct PlanOptions {
+  /// The library default stays relocate; the command line defaults to best.
+  Strategy strategy = Strategy::kRelocate;
+  /// 0: detect from the input (DetectAlignment). Otherwise a power of two.
+  uint64_t alignment = 0;
+  /// memory_id -> the most bytes that arena may take in any method. Misses
+  /// are listed in Plan::limit_misses (not an input error: exit 1).
+  std::map<uint32_t, uint64_t> arena_limits{};
+  /// Replan's block planner effort per arena (deterministic steps).
+  uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
+  /// Run replan even for relocate, so a report can show both sizes.
+  bool compare_strategies = false;
+  /// PlanAndVerify (rewrite.h) also plans the layout not chosen, so a
+  /// report can show what each costs (layout_costs.h).
+  bool compare_layouts = false;
+  /// Where the shared buffers go: the front of their arenas, or an arena
+  /// of their own per device (state_arena.h).
+  Layout layout = Layout::kFront;
+};
+
+/// PlanOptions with a strategy and an alignment, the rest as defaults.
+inline PlanOptions WithStrategy(Strategy strategy, uint64_t alignment = 0) {
+  PlanOptions options;
+  options.strategy = strategy;
+  options.alignment = alignment;
+  return options;
+}
+
+/// Everything the plan was made from, kept for the verifier and reports.
+struct PlanResult {
+  SharedBufferSet shared;
+  Plan plan;
+};
+
+/// Input errors (bad names, straddling tensors, placements outside their
+/// arena) come back as errors; a plan that comes back still needs VerifyPlan.
+Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
+                            const PlanOptions& options);
+
+/// Checks that every planned placement of the input lies in an arena the
+/// method has and fits it: the precondition of every strategy.
+Status CheckInputPlacements(const ProgramView& view);
+
+}  // namespace pteshare

@@ -1,0 +1,216 @@
+#include "rewriter/program/program_view.h"
+
+#include <algorithm>
+
+#include "program_fields.h"
+#include "tensor_nbytes.h"
+#include "wire.h"
+
+namespace pteshare {
+namespace {
+
+// Generated tables inherit privately from flatbuffers::Table; the layout is
+// the same object, as FlatBuffers' own reflection code assumes.
+template <typename GeneratedTable>
+bool HasField(const GeneratedTable& table, flatbuffers::voffset_t field) {
+  return reinterpret_cast<const flatbuffers::Table&>(table).GetAddressOf(field) != nullptr;
+}
+
+Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
+                               const fb::Tensor& tensor) {
+  TensorValue value;
+  value.value_index = value_index;
+  value.scalar_type = static_cast<int8_t>(tensor.scalar_type());
+  value.dynamism = tensor.shape_dynamism();
+  value.table = &tensor;
+
+  fb::Nbytes nbytes = fb::TensorNbytes(tensor);
+  switch (nbytes.status) {
+    case fb::NbytesStatus::kOk:
+      break;
+    case fb::NbytesStatus::kUnknownScalarType:
+      return Error{ValueLabel(method, value_index) + ": unknown scalar type " +
+                   std::to_string(value.scalar_type)};
+    case fb::NbytesStatus::kNegativeDimension:
+      return Error{ValueLabel(method, value_index) + ": negative size " +
+                   std::to_string(nbytes.bad_dimension)};
+    case fb::NbytesStatus::kOverflow:
+      return Error{ValueLabel(method, value_index) +
+                   ": the product of its sizes overflows 64 bits"};
+  }
+  value.nbytes = nbytes.bytes;
+
+  if (const fb::ExtraTensorInfo* extra = tensor.extra_tensor_info()) {
+    if (const flatbuffers::String* name = extra->fully_qualified_name()) {
+      value.name = std::string_view(name->c_str(), name->size());
+    }
+  }
+  const fb::AllocationDetails* allocation = tensor.allocation_info();
+  value.has_initial_state = allocation != nullptr && tensor.data_buffer_idx() > 0;
+  if (allocation != nullptr) {
+    value.stored.memory_id = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_ID);
+    value.stored.offset_low = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW);
+    value.stored.offset_high = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH);
+    value.planned = value.dynamism != fb::TensorShapeDynamism::DYNAMIC_UNBOUND;
+    value.placement.memory_id = allocation->memory_id();
+    value.placement.offset =
+        fields::AllocationOffset(allocation->memory_offset_low(), allocation->memory_offset_high());
+    value.placement.nbytes = value.nbytes;
+  }
+  return value;
+}
+
+Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
+  MethodView method;
+  method.index = index;
+  method.plan = &plan;
+  method.name = plan.name() ? plan.name()->str() : "";
+
+  if (const auto* chains = plan.chains()) {
+    for (const fb::Chain* chain : *chains) {
+      if (chain->instructions()) method.instruction_count += chain->instructions()->size();
+    }
+  }
+  if (const auto* sizes = plan.non_const_buffer_sizes()) {
+    for (flatbuffers::uoffset_t i = 1; i < sizes->size(); ++i) {
+      // Byte-wise: the verifier checks a vector's length field for 4-byte
+      // alignment only, so a hostile file can put these int64s at 4 mod 8.
+      const auto size = static_cast<int64_t>(
+          wire::LoadU64(reinterpret_cast<const uint8_t*>(sizes->Data()) + 8 * size_t{i}));
+      if (size < 0) {
+        return Error{"method " + method.name + ": arena " + std::to_string(i) +
+                     " has negative size " + std::to_string(size)};
+      }
+      method.arenas.push_back(Arena{i, static_cast<uint64_t>(size)});
+    }
+  }
+  if (const auto* devices = plan.non_const_buffer_device()) {
+    for (const fb::NonConstBufferDevice* device : *devices) {
+      int32_t idx = device->buffer_idx();
+      if (idx < 1 || static_cast<size_t>(idx) > method.arenas.size()) {
+        return Error{"method " + method.name + ": non_const_buffer_device names arena " +
+                     std::to_string(idx) + " but the method has " +
+                     std::to_string(method.arenas.size()) + " arenas"};
+      }
+      method.arenas[idx - 1].device = device->device_type();
+      method.arenas[idx - 1].device_index = device->device_index();
+    }
+  }
+  if (const auto* values = plan.values()) {
+    method.value_count = values->size();
+    method.tensor_at.assign(values->size(), MethodView::kNoTensor);
+    for (uint32_t i = 0; i < values->size(); ++i) {
+      const fb::Tensor* tensor = values->Get(i)->val_as_Tensor();
+      if (tensor == nullptr) continue;
+      Result<TensorValue> value = ReadTensor(method, i, *tensor);
+      if (!value.ok()) return value.error();
+      method.tensor_at[i] = static_cast<uint32_t>(method.tensors.size());
+      method.tensors.push_back(std::move(value).value());
+    }
+  }
+  return method;
+}
+
+}  // namespace
+
+std::string DeviceText(fb::DeviceType device, int8_t index) {
+  std::string text = fb::EnumNameDeviceType(device);
+  if (text.empty()) text = "device type " + std::to_string(static_cast<int>(device));
+  return text + ":" + std::to_string(index);
+}
+
+std::string TensorValue::Shape() const {
+  const char* type = fb::EnumNameScalarType(static_cast<fb::ScalarType>(scalar_type));
+  std::string text = *type != '\0' ? type : "scalar type " + std::to_string(scalar_type);
+  text += "[";
+  if (table != nullptr && table->sizes() != nullptr) {
+    for (flatbuffers::uoffset_t i = 0; i < table->sizes()->size(); ++i) {
+      text += (i > 0 ? "," : "") + std::to_string(table->sizes()->Get(i));
+    }
+  }
+  text += "]";
+  // The dim order only where it is not the plain one (0, 1, ..., n-1).
+  const auto* order = table != nullptr ? table->dim_order() : nullptr;
+  bool plain = true;
+  for (flatbuffers::uoffset_t i = 0; order != nullptr && i < order->size(); ++i) {
+    plain = plain && order->Get(i) == i;
+  }
+  if (!plain) {
+    text += " dim order ";
+    for (flatbuffers::uoffset_t i = 0; i < order->size(); ++i) {
+      text += (i > 0 ? "," : "") + std::to_string(order->Get(i));
+    }
+  }
+  return text;
+}
+
+namespace {
+
+template <typename Vector>
+bool SameElements(const Vector* a, const Vector* b) {
+  const size_t na = a ? a->size() : 0, nb = b ? b->size() : 0;
+  if (na != nb) return false;
+  for (flatbuffers::uoffset_t i = 0; i < na; ++i) {
+    if (a->Get(i) != b->Get(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool TensorValue::SameShape(const TensorValue& other) const {
+  if (scalar_type != other.scalar_type) return false;
+  if (table == nullptr || other.table == nullptr) return table == other.table;
+  return SameElements(table->sizes(), other.table->sizes()) &&
+         SameElements(table->dim_order(), other.table->dim_order());
+}
+
+size_t MethodView::planned_count() const {
+  size_t count = 0;
+  for (const TensorValue& t : tensors) count += t.planned ? 1 : 0;
+  return count;
+}
+
+const Arena* MethodView::arena(uint32_t memory_id) const {
+  if (memory_id == 0 || memory_id > arenas.size()) return nullptr;
+  return &arenas[memory_id - 1];
+}
+
+const TensorValue* MethodView::tensor(uint32_t value_index) const {
+  if (value_index >= tensor_at.size() || tensor_at[value_index] == kNoTensor) return nullptr;
+  return &tensors[tensor_at[value_index]];
+}
+
+const MethodView* ProgramView::method(std::string_view name) const {
+  for (const MethodView& m : methods) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout) {
+  ProgramView view;
+  view.layout = layout;
+  view.program = &program;
+  if (const auto* plans = program.execution_plan()) {
+    for (uint32_t i = 0; i < plans->size(); ++i) {
+      Result<MethodView> method = ReadMethod(*plans->Get(i), i);
+      if (!method.ok()) return method.error();
+      view.methods.push_back(std::move(method).value());
+    }
+  }
+  return view;
+}
+
+std::string ValueLabel(std::string_view method_name, uint32_t value_index) {
+  return "method " + std::string(method_name) + ", value " + std::to_string(value_index);
+}
+
+std::string ValueLabel(const MethodView& method, uint32_t value_index) {
+  std::string label = ValueLabel(method.name, value_index);
+  const TensorValue* t = method.tensor(value_index);
+  if (t != nullptr && !t->name.empty()) label += " (" + std::string(t->name) + ")";
+  return label;
+}
+
+}  // namespace pteshare

@@ -1,0 +1,130 @@
+// ProgramView: the facts pteshare needs from a verified program, in plain
+// types: per method, every Tensor value with its placement, name and
+// whether its AllocationDetails table stores each field; the arenas; the
+// instruction count. Built once from a PteFile; holds pointers into its
+// mapping, so it must not outlive it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "program_generated.h"
+#include "rewriter/base/result.h"
+#include "rewriter/program/pte_layout.h"
+
+namespace pteshare {
+
+/// Where a planned tensor lives: [offset, offset + nbytes) of arena
+/// memory_id (1-based).
+struct Placement {
+  uint32_t memory_id = 0;
+  uint64_t offset = 0;
+  uint64_t nbytes = 0;
+
+  uint64_t end() const { return offset + nbytes; }
+  bool operator==(const Placement&) const = default;
+};
+
+/// Which fields an AllocationDetails table stores on the wire. Writers omit
+/// fields equal to their default (0), and only a stored field can be
+/// overwritten in place.
+struct StoredFields {
+  bool memory_id = false;
+  bool offset_low = false;
+  bool offset_high = false;
+
+  bool all() const { return memory_id && offset_low && offset_high; }
+};
+
+/// One Tensor value of a method.
+struct TensorValue {
+  uint32_t value_index = 0;
+  int8_t scalar_type = 0;
+  fb::TensorShapeDynamism dynamism = fb::TensorShapeDynamism::STATIC;
+  /// product(sizes) x element size (the upper bound for DYNAMIC_BOUND).
+  uint64_t nbytes = 0;
+  /// Memory-planned: has allocation_info and is not DYNAMIC_UNBOUND.
+  bool planned = false;
+  /// Valid when planned.
+  Placement placement;
+  StoredFields stored;
+  /// extra_tensor_info.fully_qualified_name, or empty.
+  std::string_view name;
+  /// data_buffer_idx > 0 together with allocation_info: the loader copies an
+  /// initial state from the mutable data segment into the planned memory.
+  bool has_initial_state = false;
+  /// The table itself (for the patcher); points into the mapped file.
+  const fb::Tensor* table = nullptr;
+
+  /// State that must survive between executions: a planned tensor with an
+  /// initial state or a name.
+  bool is_mutable_buffer() const { return planned && (has_initial_state || !name.empty()); }
+  /// "FLOAT[1,8,128,64]": scalar type and sizes, as messages show a tensor
+  /// (and " dim order 0,2,1,3" where it is not the plain one).
+  std::string Shape() const;
+  /// Same scalar type, sizes and dim order: one buffer's bytes mean the
+  /// same to both (equal byte sizes alone do not).
+  bool SameShape(const TensorValue& other) const;
+};
+
+/// One planned memory arena of a method.
+struct Arena {
+  uint32_t memory_id = 0;  // 1-based, index into non_const_buffer_sizes
+  uint64_t size = 0;
+  fb::DeviceType device = fb::DeviceType::CPU;
+  int8_t device_index = 0;
+
+  bool SameDevice(const Arena& other) const {
+    return device == other.device && device_index == other.device_index;
+  }
+};
+
+/// "CUDA:0", as messages name a device.
+std::string DeviceText(fb::DeviceType device, int8_t index);
+
+struct MethodView {
+  std::string name;
+  uint32_t index = 0;  // position in Program.execution_plan
+  const fb::ExecutionPlan* plan = nullptr;
+  uint32_t value_count = 0;
+  uint32_t instruction_count = 0;  // over all chains
+  /// Every Tensor value, in value-index order.
+  std::vector<TensorValue> tensors;
+  /// Per value index, the position of its tensor in `tensors`, or kNoTensor
+  /// (tensor() is asked for every instruction argument).
+  std::vector<uint32_t> tensor_at;
+  static constexpr uint32_t kNoTensor = UINT32_MAX;
+  /// memory_id 1..n from non_const_buffer_sizes (entry 0 is reserved).
+  std::vector<Arena> arenas;
+
+  size_t planned_count() const;
+  /// The arena with this memory_id, or nullptr.
+  const Arena* arena(uint32_t memory_id) const;
+  /// The tensor with this value index, or nullptr.
+  const TensorValue* tensor(uint32_t value_index) const;
+};
+
+struct ProgramView {
+  PteLayout layout;
+  const fb::Program* program = nullptr;
+  std::vector<MethodView> methods;
+
+  const MethodView* method(std::string_view name) const;
+};
+
+/// "method decode, value 22 (layers.0.k_cache)": how every message names a
+/// value; the name only where the program gives the tensor one.
+std::string ValueLabel(const MethodView& method, uint32_t value_index);
+/// "method decode, value 22", for a method known only by name.
+std::string ValueLabel(std::string_view method_name, uint32_t value_index);
+
+/// Reads every method of a verified program. Errors (an unknown scalar type,
+/// a negative dimension, sizes whose product overflows) name the method and
+/// value. Placements outside their arena are recorded, not refused: the
+/// checks that care report them.
+Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout);
+
+}  // namespace pteshare

@@ -1,0 +1,26 @@
+// PlanVerifier: checks a Plan against the program it was made from, before
+// anything is written. It shares no code with the strategies: it re-derives
+// every fact from the ProgramView and the plan's own claims, so a bug in a
+// strategy shows up here as a violation instead of a corrupt file.
+//
+// It checks I1-I6 of the one list of invariants, docs/design.md
+// ("Invariants"; how each is checked: "Verifying"), named by Invariant below.
+// Lifetimes (lifetimes.h) are facts of the input, shared with replan by
+// design; nothing of replan's own code is used here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rewriter/plan/plan.h"
+#include "rewriter/program/program_view.h"
+#include "rewriter/share/shared_buffers.h"
+#include "rewriter/verify/violation.h"
+
+namespace pteshare {
+
+/// Every violation found (empty: the plan is safe to write).
+std::vector<PlanViolation> VerifyPlan(const ProgramView& view, const SharedBufferSet& shared,
+                                      const Plan& plan);
+
+}  // namespace pteshare
