@@ -8,6 +8,7 @@
 #include "rewriter/open_program.h"
 #include "rewriter/plan/planner.h"
 #include "rewriter/verify/plan_verifier.h"
+#include "tests/plan_options.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
 #include "tools/synth/operators.h"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "rewriter/plan/planner.h"
+#include "tests/plan_options.h"
 #include "tests/program_fixture.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/spec_helpers.h"

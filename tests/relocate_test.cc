@@ -6,6 +6,7 @@
 
 #include "rewriter/plan/planner.h"
 #include "rewriter/verify/plan_verifier.h"
+#include "tests/plan_options.h"
 #include "tests/program_fixture.h"
 
 namespace pteshare {

@@ -132,6 +132,14 @@ inline std::vector<std::string> SegmentContents(const std::vector<uint8_t>& byte
   return segments;
 }
 
+/// Largest power of two, capped at kSegmentShiftUnit (4096), dividing
+/// `file_offset`: the alignment a segment at that offset keeps when
+/// segments move by whole multiples of kSegmentShiftUnit.
+inline uint64_t SegmentAlignment(uint64_t file_offset) {
+  if (file_offset == 0) return kSegmentShiftUnit;
+  return std::min<uint64_t>(kSegmentShiftUnit, file_offset & (~file_offset + 1));
+}
+
 inline void ExpectSegmentsKept(const std::vector<uint8_t>& before,
                                const std::vector<uint8_t>& after) {
   EXPECT_EQ(SegmentContents(before), SegmentContents(after));

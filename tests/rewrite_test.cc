@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime_check/alias_check.h"
+#include "tests/plan_options.h"
 #include "tests/test_support.h"
 #include "tools/synth/fixed_layout.h"
 

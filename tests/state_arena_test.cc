@@ -13,6 +13,7 @@
 #include "rewriter/plan/memory_cost.h"
 #include "rewriter/plan/planner.h"
 #include "rewriter/verify/plan_verifier.h"
+#include "tests/plan_options.h"
 #include "tests/program_fixture.h"
 
 namespace pteshare {

@@ -25,7 +25,6 @@ using flatbuffers::voffset_t;
 constexpr uint64_t kProgramSizeAt = PteConstants::kHeaderOffset + PteConstants::kProgramSizeAt;
 constexpr uint64_t kSegmentBaseOffsetAt =
     PteConstants::kHeaderOffset + PteConstants::kSegmentBaseOffsetAt;
-constexpr uint64_t kMaxSegmentAlignment = 4096;
 
 // One Tensor's reference to its AllocationDetails table.
 struct TableUse {
@@ -328,11 +327,6 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
 }
 
 }  // namespace
-
-uint64_t SegmentAlignment(uint64_t file_offset) {
-  if (file_offset == 0) return kMaxSegmentAlignment;
-  return std::min<uint64_t>(kMaxSegmentAlignment, file_offset & (~file_offset + 1));
-}
 
 std::vector<ByteOverwrite> PatchSet::AllWrites() const {
   std::vector<ByteOverwrite> writes = overwrites;

@@ -85,8 +85,4 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
 /// Segments move by whole multiples of this (see above).
 inline constexpr uint64_t kSegmentShiftUnit = 4096;
 
-/// Largest power of two, capped at 4096, dividing `file_offset`: the
-/// alignment a segment at that offset keeps when segments move (tests).
-uint64_t SegmentAlignment(uint64_t file_offset);
-
 }  // namespace pteshare

@@ -38,14 +38,6 @@ struct PlanOptions {
   Layout layout = Layout::kFront;
 };
 
-/// PlanOptions with a strategy and an alignment, the rest as defaults.
-inline PlanOptions WithStrategy(Strategy strategy, uint64_t alignment = 0) {
-  PlanOptions options;
-  options.strategy = strategy;
-  options.alignment = alignment;
-  return options;
-}
-
 /// Everything the plan was made from, kept for the verifier and reports.
 struct PlanResult {
   SharedBufferSet shared;

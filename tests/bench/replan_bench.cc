@@ -17,6 +17,7 @@
 #include "rewriter/plan/planner.h"
 #include "rewriter/program/pte_layout.h"
 #include "rewriter/verify/plan_verifier.h"
+#include "tests/plan_options.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"
 #include "tools/synth/spec_helpers.h"

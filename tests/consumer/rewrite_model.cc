@@ -23,8 +23,10 @@ int main(int argc, char** argv) {
                                    std::istreambuf_iterator<char>());
   pteshare::ShareRequest share;
   share.share_auto = true;
+  pteshare::PlanOptions options;
+  options.strategy = pteshare::Strategy::kRelocate;
   const pteshare::Result<pteshare::RewriteOutcome> outcome =
-      pteshare::RewriteBytes(bytes, share, pteshare::WithStrategy(pteshare::Strategy::kRelocate));
+      pteshare::RewriteBytes(bytes, share, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "rewrite_model: %s: %s\n", argv[1], outcome.error().message.c_str());
     return outcome.error().kind == pteshare::ErrorKind::kNoValidPlan ? 1 : 2;
