@@ -210,6 +210,26 @@ TEST(SharedBuffers, AnArenaOnTwoDevicesIsRefusedBeforeAnythingInItIsShared) {
   EXPECT_TRUE(ChooseSharedBuffers(p->view, automatic).ok()) << "one device: fine";
 }
 
+// Private state in an arena that is on two devices needs no slot: that
+// memory_id is no one memory, so the other method's tensors are elsewhere
+// (and refusing would stop a rewrite that shares only other arenas).
+TEST(SharedBuffers, PrivateStateInAnArenaOnTwoDevicesGetsNoSlot) {
+  std::vector<FixedMethod> methods = {
+      {"prefill", {{64, 1, 0, "k", true}, {64, 2, 0, "", true}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 2, 0}}},
+  };
+  methods[0].devices = {synth::ArenaDevice{2, synth::DeviceType::CUDA, 0}};
+  auto p = Load(methods);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, Share({"k"}));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(Labels(*set), (std::vector<std::string>{"k"}));
+  methods[1].devices = methods[0].devices;  // one device: the state needs its slot
+  p = Load(methods);
+  set = ChooseSharedBuffers(p->view, Share({"k"}));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(Labels(*set), (std::vector<std::string>{"k", "prefill:1 private"}));
+}
+
 TEST(SharedBuffers, PartlyOverlappingSharedBuffers) {
   EXPECT_EQ(
       ChoiceError({{"m", {{64, 1, 0, "a", true}, {64, 1, 32, "b", true}}}}, Share({"a", "b"})),

@@ -344,12 +344,22 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
 // bytes; state left out of --share was planned over by the other method).
 // Every mutable buffer of a method that no shared buffer of that method
 // holds becomes a private buffer of that method; a view inside another
-// private buffer (or inside a shared one) goes with it. Labels: the name
+// private buffer (or inside a shared one) goes with it. An arena on another
+// device in some method is no one memory to begin with, so its state needs
+// no slot: nothing of another method can be there. Labels: the name
 // where only this method has it, "NAME@METHOD" where others have the name
 // too, "METHOD:VALUE" for unnamed state.
 Status AddPrivateState(const ProgramView& view, const CollectedNames& names, SharedBufferSet* set) {
   std::vector<SharedBuffer> kept;
   std::set<std::string> left_out;
+  std::set<uint32_t> split;  // arenas on two devices
+  std::map<uint32_t, const Arena*> first_seen;
+  for (const MethodView& method : view.methods) {
+    for (const Arena& arena : method.arenas) {
+      auto [it, first] = first_seen.emplace(arena.memory_id, &arena);
+      if (!first && !arena.SameDevice(*it->second)) split.insert(arena.memory_id);
+    }
+  }
   for (const MethodView& method : view.methods) {
     std::vector<Placement> held;  // the shared buffers' bytes in this method
     for (const SharedBuffer& b : set->buffers) {
@@ -358,7 +368,9 @@ Status AddPrivateState(const ProgramView& view, const CollectedNames& names, Sha
     }
     std::vector<const TensorValue*> state;
     for (const TensorValue& t : method.tensors) {
-      if (t.nbytes > 0 && t.is_mutable_buffer()) state.push_back(&t);
+      if (t.nbytes > 0 && t.is_mutable_buffer() && split.count(t.placement.memory_id) == 0) {
+        state.push_back(&t);
+      }
     }
     // Largest first at each offset, so views come after what holds them.
     std::sort(state.begin(), state.end(), [](const TensorValue* a, const TensorValue* b) {
