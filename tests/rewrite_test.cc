@@ -43,9 +43,7 @@ size_t PrivateStateOverlaps(const rc::Report& report) {
 
 size_t PrivateSlots(const Plan& plan) {
   size_t n = 0;
-  for (const FrontRegion& f : plan.fronts) {
-    for (const FrontSlot& s : f.slots) n += s.private_state ? 1 : 0;
-  }
+  for (const FrontRegion& f : plan.fronts) n += f.private_slots();
   return n;
 }
 

@@ -3,6 +3,7 @@
 // checked by the PlanVerifier before anything is written.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -80,6 +81,12 @@ struct FrontRegion {
   /// The device of the arena (the device of the arenas its buffers leave).
   fb::DeviceType device = fb::DeviceType::CPU;
   int8_t device_index = 0;
+
+  /// How many of the slots are private state's (FrontSlot::private_state).
+  size_t private_slots() const {
+    return static_cast<size_t>(std::count_if(slots.begin(), slots.end(),
+                                             [](const FrontSlot& s) { return s.private_state; }));
+  }
 };
 
 /// Where one planned tensor was and where it goes.

@@ -246,30 +246,43 @@ std::string BufferLabel(const SharedBuffer& buffer) {
   return (buffer.private_state ? "private state '" : "shared buffer '") + buffer.name + "'";
 }
 
+// An arena that some method has on another device (type or index) than the
+// first method that has it: that memory_id is no one memory.
+struct SplitArena {
+  const MethodView* first = nullptr;  // the first method with the arena
+  const MethodView* other = nullptr;  // the first method after it with another device
+};
+
+// The arenas on two devices, by memory_id.
+std::map<uint32_t, SplitArena> ArenasOnTwoDevices(const ProgramView& view) {
+  std::map<uint32_t, const MethodView*> first_with;
+  std::map<uint32_t, SplitArena> split;
+  for (const MethodView& method : view.methods) {
+    for (const Arena& arena : method.arenas) {
+      auto [it, first] = first_with.emplace(arena.memory_id, &method);
+      if (!first && !arena.SameDevice(*it->second->arena(arena.memory_id))) {
+        split.try_emplace(arena.memory_id, SplitArena{it->second, &method});
+      }
+    }
+  }
+  return split;
+}
+
 // An arena that holds a shared buffer must be on one device in every
 // method that has it: one set of arenas is one buffer per memory_id, and a
 // buffer cannot be CUDA memory for one method and CPU memory for another.
-Status CheckArenaDevices(const ProgramView& view, const SharedBufferSet& set) {
-  std::set<uint32_t> checked;
+Status CheckArenaDevices(const SharedBufferSet& set, const std::map<uint32_t, SplitArena>& split) {
   for (const SharedBuffer& buffer : set.buffers) {
-    if (!checked.insert(buffer.memory_id).second) continue;
-    const MethodView* first_method = nullptr;
-    const Arena* first = nullptr;
-    for (const MethodView& method : view.methods) {
-      const Arena* arena = method.arena(buffer.memory_id);
-      if (arena == nullptr) continue;
-      if (first == nullptr) {
-        first_method = &method;
-        first = arena;
-      } else if (!arena->SameDevice(*first)) {
-        return Error{"arena " + std::to_string(buffer.memory_id) + " is on " +
-                     DeviceText(first->device, first->device_index) + " in method " +
-                     first_method->name + " but on " +
-                     DeviceText(arena->device, arena->device_index) + " in method " + method.name +
-                     ", and " + BufferLabel(buffer) +
-                     " is in it: one arena cannot be shared across two devices"};
-      }
-    }
+    auto it = split.find(buffer.memory_id);
+    if (it == split.end()) continue;
+    const Arena& first = *it->second.first->arena(buffer.memory_id);
+    const Arena& other = *it->second.other->arena(buffer.memory_id);
+    return Error{"arena " + std::to_string(buffer.memory_id) + " is on " +
+                 DeviceText(first.device, first.device_index) + " in method " +
+                 it->second.first->name + " but on " +
+                 DeviceText(other.device, other.device_index) + " in method " +
+                 it->second.other->name + ", and " + BufferLabel(buffer) +
+                 " is in it: one arena cannot be shared across two devices"};
   }
   return Status::Ok();
 }
@@ -349,17 +362,10 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
 // no slot: nothing of another method can be there. Labels: the name
 // where only this method has it, "NAME@METHOD" where others have the name
 // too, "METHOD:VALUE" for unnamed state.
-Status AddPrivateState(const ProgramView& view, const CollectedNames& names, SharedBufferSet* set) {
+Status AddPrivateState(const ProgramView& view, const CollectedNames& names,
+                       const std::map<uint32_t, SplitArena>& split, SharedBufferSet* set) {
   std::vector<SharedBuffer> kept;
   std::set<std::string> left_out;
-  std::set<uint32_t> split;  // arenas on two devices
-  std::map<uint32_t, const Arena*> first_seen;
-  for (const MethodView& method : view.methods) {
-    for (const Arena& arena : method.arenas) {
-      auto [it, first] = first_seen.emplace(arena.memory_id, &arena);
-      if (!first && !arena.SameDevice(*it->second)) split.insert(arena.memory_id);
-    }
-  }
   for (const MethodView& method : view.methods) {
     std::vector<Placement> held;  // the shared buffers' bytes in this method
     for (const SharedBuffer& b : set->buffers) {
@@ -535,11 +541,12 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
     }
     set.buffers.push_back(std::move(buffer));
   }
+  const std::map<uint32_t, SplitArena> split = ArenasOnTwoDevices(view);
   if (!set.buffers.empty()) {
-    Status kept = AddPrivateState(view, *collected, &set);
+    Status kept = AddPrivateState(view, *collected, split, &set);
     if (!kept.ok()) return kept.error();
   }
-  Status devices = CheckArenaDevices(view, set);
+  Status devices = CheckArenaDevices(set, split);
   if (!devices.ok()) return devices.error();
   Status overlaps = CheckOverlaps(view, set);
   if (!overlaps.ok()) return overlaps.error();

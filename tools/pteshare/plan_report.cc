@@ -12,8 +12,7 @@ namespace {
 // gives the arena, when replan ran.
 // "2 shared buffers" or "2 shared buffers, 4 private state buffers".
 std::string SlotCounts(const FrontRegion& f) {
-  size_t kept = 0;
-  for (const FrontSlot& s : f.slots) kept += s.private_state ? 1 : 0;
+  const size_t kept = f.private_slots();
   const size_t shared = f.slots.size() - kept;
   std::string text = std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s");
   if (kept > 0) {

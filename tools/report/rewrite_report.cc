@@ -11,7 +11,7 @@ namespace pteshare::cli {
 size_t SharedCount(const Plan& plan, bool private_state) {
   size_t n = 0;
   for (const FrontRegion& f : plan.fronts) {
-    for (const FrontSlot& s : f.slots) n += s.private_state == private_state ? 1 : 0;
+    n += private_state ? f.private_slots() : f.slots.size() - f.private_slots();
   }
   return n;
 }
