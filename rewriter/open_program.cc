@@ -46,7 +46,7 @@ Result<OpenedProgram> WithView(Result<PteFile> file, std::string notice) {
 
 }  // namespace
 
-Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mode mode) {
+Result<OpenedProgram> OpenProgram(const std::filesystem::path& path) {
   std::string notice;
   for (int attempt = 0;; ++attempt) {
     // An interrupted in-place rewrite may have left the file half-patched;
@@ -62,15 +62,15 @@ Result<OpenedProgram> OpenProgram(const std::filesystem::path& path, PteFile::Mo
                "); the file is as it was before that rewrite";
     }
     const std::optional<Identity> before = IdentityOf(path);
-    Result<PteFile> file = PteFile::Open(path, mode);
+    Result<PteFile> file = PteFile::Open(path);
     // A writer that began while we read (its journal appeared, or the file
     // changed) may have shown us a mix of old and new bytes: read again,
-    // after it is done. A read-write open is made under the writer lock.
+    // after it is done.
     std::error_code ec;
     // (A file that cannot be stat'ed cannot be read either: no retry.)
     const bool changed =
         before && (std::filesystem::exists(journal, ec) || IdentityOf(path) != before);
-    if (changed && mode == PteFile::Mode::kReadOnly && attempt + 1 < kMaxReadAttempts) continue;
+    if (changed && attempt + 1 < kMaxReadAttempts) continue;
     return WithView(std::move(file), std::move(notice));
   }
 }

@@ -1,6 +1,6 @@
-// OpenProgram: map a .pte and read its ProgramView in one step, the entry
-// point every command uses. The view points into the file's mapping, which
-// stays put when the pair is moved.
+// OpenProgram: read a .pte and its ProgramView in one step, the entry point
+// every command uses. The view points into the file's snapshot (pte_file.h),
+// which stays put when the pair is moved.
 #pragma once
 
 #include <filesystem>
@@ -22,8 +22,7 @@ struct OpenedProgram {
   std::string notice;
 };
 
-Result<OpenedProgram> OpenProgram(const std::filesystem::path& path,
-                                  PteFile::Mode mode = PteFile::Mode::kReadOnly);
+Result<OpenedProgram> OpenProgram(const std::filesystem::path& path);
 
 /// The same for the file `lock` holds (its real path), for a writer that
 /// took the lock and recovered first (rewrite.h): no journal can appear and

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "rewriter/open_program.h"
-#include "rewriter/program/instruction_effects.h"
+#include "rewriter/program/program_tables.h"
 #include "tests/test_support.h"
 #include "wire.h"
 
@@ -38,8 +38,10 @@ fs::path SharedLlm(const TempDir& dir, std::vector<std::string> extra = {}) {
 }
 
 // Where a tensor's memory_offset_low is stored in the file.
-uint64_t OffsetFieldAt(const OpenedProgram& opened, const TensorValue& t) {
-  const auto* table = reinterpret_cast<const flatbuffers::Table*>(t.table->allocation_info());
+uint64_t OffsetFieldAt(const OpenedProgram& opened, const MethodView& method,
+                       const TensorValue& t) {
+  const fb::Tensor& tensor = TensorTable(ProgramTable(opened.file.bytes()), method, t);
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(tensor.allocation_info());
   const uint8_t* field = table->GetAddressOf(fb::AllocationDetails::VT_MEMORY_OFFSET_LOW);
   EXPECT_NE(field, nullptr) << "value " << t.value_index << " stores no offset";
   return static_cast<uint64_t>(field - opened.file.bytes().data());
@@ -65,7 +67,7 @@ void Plant(const fs::path& in, const fs::path& out, const std::string& method_na
   ASSERT_EQ(victim.placement.memory_id, cache.placement.memory_id);
   ASSERT_LE(4096 + victim.nbytes, cache.nbytes);
   std::string bytes = ReadFileBytes(in);
-  wire::StoreU32(reinterpret_cast<uint8_t*>(bytes.data()) + OffsetFieldAt(*opened, victim),
+  wire::StoreU32(reinterpret_cast<uint8_t*>(bytes.data()) + OffsetFieldAt(*opened, method, victim),
                  static_cast<uint32_t>(cache.placement.offset + 4096));
   WriteFileBytes(out, bytes);
 }
@@ -133,7 +135,7 @@ TEST(AliasEvidence, MethodInputPlantedInsideACacheIsAnIntruder) {
   const fs::path good = SharedLlm(dir);
   const fs::path bad = dir / "bad.pte";
   Plant(good, bad, "decode", [](const MethodView& m) -> const TensorValue& {
-    const int32_t input = m.plan->inputs()->Get(0);  // tokens
+    const int32_t input = m.inputs.at(0);  // tokens
     return *m.tensor(static_cast<uint32_t>(input));
   });
   CommandOutput verify = RunTool("pteshare", {"verify", bad.string()});
@@ -163,7 +165,8 @@ TEST(AliasEvidence, DeviceActivationAtTheStartOfTheDeviceFrontIsAnIntruder) {
   }
   ASSERT_NE(activation, nullptr);
   std::string bytes = ReadFileBytes(good);
-  wire::StoreU32(reinterpret_cast<uint8_t*>(bytes.data()) + OffsetFieldAt(*opened, *activation), 0);
+  wire::StoreU32(
+      reinterpret_cast<uint8_t*>(bytes.data()) + OffsetFieldAt(*opened, decode, *activation), 0);
   const fs::path bad = dir / "bad.pte";
   WriteFileBytes(bad, bytes);
   CommandOutput verify = RunTool("pteshare", {"verify", bad.string()});
@@ -180,8 +183,7 @@ TEST(AliasEvidence, TheCacheUpdateAndTheStaticViewAreAliasesTheProgramShows) {
   ASSERT_TRUE(opened.ok());
   const MethodView& decode = *opened->view.method("decode");
   const TensorValue& cache = FirstCache(decode);
-  const SharedAliases aliases =
-      FindSharedAliases(decode, ReadMethodEffects(decode), {{0, cache.value_index}});
+  const SharedAliases aliases = FindSharedAliases(decode, {{0, cache.value_index}});
   EXPECT_TRUE(aliases.intruders.empty());
   // The update result and the [max_seq, dim] static view sit on the cache.
   size_t accepted = 0;
@@ -197,8 +199,10 @@ TEST(AliasEvidence, UnpairableStateIsRefusedNamingTheMismatchAndTheNameForm) {
   // Make decode's first cache a different shape: its sizes no longer agree.
   Result<OpenedProgram> opened = OpenProgram(in);
   ASSERT_TRUE(opened.ok());
-  const TensorValue& cache = FirstCache(*opened->view.method("decode"));
-  const uint8_t* sizes = reinterpret_cast<const uint8_t*>(cache.table->sizes()->Data());
+  const MethodView& decode = *opened->view.method("decode");
+  const TensorValue& cache = FirstCache(decode);
+  const uint8_t* sizes = reinterpret_cast<const uint8_t*>(
+      TensorTable(ProgramTable(opened->file.bytes()), decode, cache).sizes()->Data());
   std::string bytes = ReadFileBytes(in);
   const uint64_t at = static_cast<uint64_t>(sizes - opened->file.bytes().data());
   wire::StoreU32(reinterpret_cast<uint8_t*>(bytes.data()) + at, 64);  // [64, 4, 16]: half of it

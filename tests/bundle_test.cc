@@ -278,16 +278,6 @@ TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
             std::string::npos);
 }
 
-TEST(MalformedBundle, ReadWriteOpenIsRefused) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  test_support::TempDir dir;
-  const std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
-  test_support::WriteFileBytes(dir / "b.bpte", std::string(bytes.begin(), bytes.end()));
-  Result<PteFile> file = PteFile::Open(dir / "b.bpte", PteFile::Mode::kReadWrite);
-  ASSERT_FALSE(file.ok());
-  EXPECT_NE(file.error().message.find("rewritten as a new file"), std::string::npos);
-}
-
 // The fuzz target's properties (tests/fuzz/bundle_properties.h) hold on the
 // real bundles, on bundles made here and on the malformed ones above.
 TEST(BundleFuzzProperties, HoldOnRealMadeAndMalformedBundles) {

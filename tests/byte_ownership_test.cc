@@ -3,6 +3,7 @@
 // something other than allocation info (F6: an Int value whose table is an
 // AllocationDetails table; a rewrite changed the kernel argument).
 #include "rewriter/patch/byte_ownership.h"
+#include "rewriter/program/program_tables.h"
 
 #include <gtest/gtest.h>
 
@@ -70,7 +71,8 @@ TEST(ByteOwnership, EveryAllocationFieldIsAllocationOnlyInAnExporterFile) {
   size_t tables = 0;
   for (const MethodView& method : program.view.methods) {
     for (const TensorValue& tensor : method.tensors) {
-      const fb::AllocationDetails* info = tensor.table->allocation_info();
+      const fb::AllocationDetails* info =
+          TensorTable(ProgramTable(bytes), method, tensor).allocation_info();
       if (info == nullptr) continue;
       ++tables;
       const auto* table = reinterpret_cast<const flatbuffers::Table*>(info);
@@ -82,7 +84,7 @@ TEST(ByteOwnership, EveryAllocationFieldIsAllocationOnlyInAnExporterFile) {
       // The soffset of the table is not allocation info.
       EXPECT_FALSE(map.AllocationOnly(At(bytes, info), 4));
     }
-    const auto* sizes = method.plan->non_const_buffer_sizes();
+    const auto* sizes = PlanTable(ProgramTable(bytes), method).non_const_buffer_sizes();
     EXPECT_TRUE(map.AllocationOnly(At(bytes, sizes->Data()), 8 * sizes->size()));
     EXPECT_FALSE(map.AllocationOnly(At(bytes, sizes), 4)) << "a vector's length is not";
   }
@@ -101,7 +103,8 @@ TEST(ByteOwnership, IntValueOverAnAllocationTableMakesItsFieldsShared) {
   size_t shared = 0;
   for (const MethodView& method : program.view.methods) {
     for (const TensorValue& tensor : method.tensors) {
-      const fb::AllocationDetails* info = tensor.table->allocation_info();
+      const fb::AllocationDetails* info =
+          TensorTable(ProgramTable(crafted), method, tensor).allocation_info();
       if (info == nullptr) continue;
       const uint64_t id_at =
           At(crafted, reinterpret_cast<const flatbuffers::Table*>(info)->GetAddressOf(
@@ -128,8 +131,8 @@ TEST(ByteOwnership, MapAroundTheWrittenBytesAnswersAsTheWholeMap) {
     std::vector<ByteRange> fields{{16, 24}};  // program_size
     for (const MethodView& method : program.view.methods) {
       for (const TensorValue& tensor : method.tensors) {
-        const auto* info =
-            reinterpret_cast<const flatbuffers::Table*>(tensor.table->allocation_info());
+        const auto* info = reinterpret_cast<const flatbuffers::Table*>(
+            TensorTable(ProgramTable(bytes), method, tensor).allocation_info());
         if (info == nullptr) continue;
         for (auto field :
              {fb::AllocationDetails::VT_MEMORY_ID, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW}) {

@@ -97,7 +97,7 @@ TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
     for (const MethodView& m : opened->view.methods) {
       ASSERT_EQ(m.arenas.size(), c.state_arena) << c.label << " " << m.name;
       EXPECT_EQ(m.arenas.back().size, 131072u);
-      EXPECT_EQ(std::string(c.device) == "CPU", m.arenas.back().device == fb::DeviceType::CPU);
+      EXPECT_EQ(std::string(c.device) == "CPU", m.arenas.back().device == DeviceType::kCpu);
     }
     CommandOutput verify = RunTool("pteshare", {"verify", out_file, "--share-auto"});
     EXPECT_EQ(verify.exit_status, 0) << c.label << ": " << verify.out;

@@ -3,6 +3,7 @@
 // 64-bit offsets), checked by re-reading the patched bytes, diffing them
 // against the expected ranges and hashing the segments.
 #include "rewriter/patch/patcher.h"
+#include "rewriter/program/program_tables.h"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +46,8 @@ std::vector<std::pair<uint64_t, uint64_t>> FieldRanges(const std::vector<uint8_t
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (const MethodView& m : in.view.methods) {
     for (const TensorValue& t : m.tensors) {
-      const auto* table = reinterpret_cast<const flatbuffers::Table*>(t.table->allocation_info());
+      const auto* table = reinterpret_cast<const flatbuffers::Table*>(
+          TensorTable(ProgramTable(bytes), m, t).allocation_info());
       if (table == nullptr) continue;
       for (auto field :
            {fb::AllocationDetails::VT_MEMORY_ID, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW,
@@ -55,7 +57,7 @@ std::vector<std::pair<uint64_t, uint64_t>> FieldRanges(const std::vector<uint8_t
         }
       }
     }
-    const auto* sizes = m.plan->non_const_buffer_sizes();
+    const auto* sizes = PlanTable(ProgramTable(bytes), m).non_const_buffer_sizes();
     ranges.push_back(
         {static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(sizes->Data()) - bytes.data()),
          8 * sizes->size()});
@@ -209,7 +211,9 @@ TEST(Patcher, SharedTableIsNotOverwrittenWhenItsTensorsDisagree) {
   ReadProgram in = Read(first.after);
   const TensorValue* prefill_z = in.view.methods[0].tensor(1);
   const TensorValue* decode_z = in.view.methods[1].tensor(1);
-  ASSERT_EQ(prefill_z->table->allocation_info(), decode_z->table->allocation_info());
+  const fb::Program& program = ProgramTable(first.after);
+  ASSERT_EQ(TensorTable(program, in.view.methods[0], *prefill_z).allocation_info(),
+            TensorTable(program, in.view.methods[1], *decode_z).allocation_info());
 
   Plan plan;
   for (const MethodView& m : in.view.methods) {

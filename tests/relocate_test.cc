@@ -108,7 +108,7 @@ TEST(Relocate, CachesInADeviceArenaWhileActivationsStayInArenaOne) {
   EXPECT_EQ(After(plan, 0, 3), 64u);
   EXPECT_EQ(plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{256, 256}));
   EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{64, 160}));
-  EXPECT_EQ(p->view.methods[0].arena(kCuda)->device, fb::DeviceType::CUDA);
+  EXPECT_EQ(p->view.methods[0].arena(kCuda)->device, DeviceType::kCuda);
 }
 
 TEST(Relocate, MethodWithoutBufferStillReservesItsSlot) {

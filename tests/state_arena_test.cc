@@ -3,6 +3,7 @@
 // checks of the layout, and the patch that grows the arena vectors (read
 // back through the real reader).
 #include "rewriter/plan/state_arena.h"
+#include "rewriter/program/program_tables.h"
 
 #include <gtest/gtest.h>
 
@@ -60,7 +61,7 @@ TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
   EXPECT_TRUE(state.state_arena);
   EXPECT_EQ(state.memory_id, 2u);
   EXPECT_EQ(state.size, 128u);
-  EXPECT_EQ(state.device, fb::DeviceType::CPU);
+  EXPECT_EQ(state.device, DeviceType::kCpu);
   ASSERT_EQ(state.slots.size(), 2u);
   EXPECT_EQ(state.slots[0].source_memory_id, 1u);
   // k is value 1 in prefill, 0 in decode; v the next one.
@@ -116,7 +117,7 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 3u);
-  EXPECT_EQ(plan.fronts[0].device, fb::DeviceType::CUDA);
+  EXPECT_EQ(plan.fronts[0].device, DeviceType::kCuda);
   EXPECT_EQ(plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{256, 128, 128}));
   EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{64, 32, 128}));
   EXPECT_EQ(MoveOf(plan, 1, 3).after, (Placement{kCuda, 0, 32}));  // scores move down
@@ -138,8 +139,8 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
   ASSERT_NE(again, nullptr);
   for (const MethodView& m : again->view.methods) {
     ASSERT_EQ(m.arenas.size(), 3u) << m.name;
-    EXPECT_EQ(m.arenas[2].device, fb::DeviceType::CUDA);
-    EXPECT_EQ(m.arenas[1].device, fb::DeviceType::CUDA);
+    EXPECT_EQ(m.arenas[2].device, DeviceType::kCuda);
+    EXPECT_EQ(m.arenas[1].device, DeviceType::kCuda);
     EXPECT_EQ(m.arenas[2].size, 128u);
   }
   PlanResult second = PlanOk(again->view, Share({"k", "v"}));
@@ -245,7 +246,8 @@ TEST(StateArena, ArenaVectorReferencesAreAllocationInfo) {
   const ByteOwnership map = ByteOwnership::Map(
       std::span<const uint8_t>(p->bytes).first(p->view.layout.program_size), p->view.layout);
   for (const MethodView& m : p->view.methods) {
-    const auto* table = reinterpret_cast<const flatbuffers::Table*>(m.plan);
+    const auto* table =
+        reinterpret_cast<const flatbuffers::Table*>(&PlanTable(ProgramTable(p->bytes), m));
     const uint8_t* field = table->GetAddressOf(fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
     ASSERT_NE(field, nullptr);
     EXPECT_TRUE(map.AllocationOnly(static_cast<uint64_t>(field - p->bytes.data()), 4)) << m.name;

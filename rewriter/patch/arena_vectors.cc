@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "rewriter/program/program_tables.h"
 #include "schema/wire.h"
 
 namespace pteshare {
@@ -76,10 +77,11 @@ Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
   for (const MethodPlan& m : plan.methods) {
     if (!GrowsArenas(view, m)) continue;
     const MethodView& method = view.methods[m.method_index];
+    const fb::ExecutionPlan* plan_table = &PlanTable(ProgramTable(file), method);
     const std::string label = "method " + method.name;
     const uint8_t* sizes_field =
-        FieldAddress(method.plan, fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
-    const auto* sizes = method.plan->non_const_buffer_sizes();
+        FieldAddress(plan_table, fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
+    const auto* sizes = plan_table->non_const_buffer_sizes();
     if (sizes_field == nullptr || sizes == nullptr || sizes->size() == 0) {
       return Error{label +
                    " stores no non_const_buffer_sizes, so the state arena cannot be "
@@ -96,21 +98,21 @@ Result<GrownArenaVectors> BuildGrownArenaVectors(std::span<const uint8_t> file,
 
     std::vector<DeviceEntry> added;
     for (const FrontRegion& f : plan.fronts) {
-      if (f.state_arena && f.memory_id > method.arenas.size() && f.device != fb::DeviceType::CPU) {
+      if (f.state_arena && f.memory_id > method.arenas.size() && f.device != DeviceType::kCpu) {
         added.push_back(
             {static_cast<int32_t>(f.memory_id), static_cast<int8_t>(f.device), f.device_index});
       }
     }
     if (added.empty()) continue;
     const uint8_t* devices_field =
-        FieldAddress(method.plan, fb::ExecutionPlan::VT_NON_CONST_BUFFER_DEVICE);
+        FieldAddress(plan_table, fb::ExecutionPlan::VT_NON_CONST_BUFFER_DEVICE);
     if (devices_field == nullptr) {
       return Error{label + " stores no non_const_buffer_device, so its new arena " +
                    std::to_string(added.front().buffer_idx) +
                    " cannot be marked as on a device; use --layout front"};
     }
     std::vector<DeviceEntry> entries;
-    for (const fb::NonConstBufferDevice* d : *method.plan->non_const_buffer_device()) {
+    for (const fb::NonConstBufferDevice* d : *plan_table->non_const_buffer_device()) {
       entries.push_back(
           {d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()});
     }

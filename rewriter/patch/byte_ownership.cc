@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "program_generated.h"
 #include "wire.h"
 
 namespace pteshare {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "rewriter/patch/unknown_fields.h"
+#include "rewriter/program/program_tables.h"
 #include "wire.h"
 
 namespace pteshare {
@@ -70,13 +71,15 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
                                                  const std::vector<TensorName>& names,
                                                  uint64_t start) {
   NamedTensorCopies out;
+  const fb::Program& program = ProgramTable(file);
   for (const TensorName& n : names) {
     const MethodView& method = view.methods[n.method_index];
     const TensorValue* t = method.tensor(n.value_index);
     const TensorMove* move = plan.methods[n.method_index].Find(n.value_index);
-    const fb::EValue* value = method.plan->values()->Get(n.value_index);
+    const fb::EValue* value = PlanTable(program, method).values()->Get(n.value_index);
     const uint8_t* val_field = AsTable(value).GetAddressOf(fb::EValue::VT_VAL);
-    if (t == nullptr || t->table == nullptr || move == nullptr || val_field == nullptr) {
+    const fb::Tensor* table = t != nullptr ? &TensorTable(program, method, *t) : nullptr;
+    if (table == nullptr || move == nullptr || val_field == nullptr) {
       return Error{ValueLabel(method.name, n.value_index) +
                    ": cannot name it (not a planned tensor of the plan)"};
     }
@@ -85,13 +88,13 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
     const auto table_at = [&](const void* table) {
       return static_cast<uint64_t>(static_cast<const uint8_t*>(table) - file.data());
     };
-    if (std::optional<int> unknown = FirstUnknownField(AsTable(t->table), kTensorFields)) {
+    if (std::optional<int> unknown = FirstUnknownField(AsTable(table), kTensorFields)) {
       return Error{ValueLabel(method.name, n.value_index) + ": its " +
-                       UnknownFieldText("Tensor", table_at(t->table), *unknown) +
+                       UnknownFieldText("Tensor", table_at(table), *unknown) +
                        "; --write-names would copy the table without it; refusing",
                    ErrorKind::kBadInput};
     }
-    if (const fb::ExtraTensorInfo* extra = t->table->extra_tensor_info()) {
+    if (const fb::ExtraTensorInfo* extra = table->extra_tensor_info()) {
       if (std::optional<int> unknown = FirstUnknownField(AsTable(extra), kExtraTensorInfoFields)) {
         return Error{ValueLabel(method.name, n.value_index) + ": its " +
                          UnknownFieldText("ExtraTensorInfo", table_at(extra), *unknown) +
@@ -101,7 +104,7 @@ Result<NamedTensorCopies> BuildNamedTensorCopies(std::span<const uint8_t> file,
     }
     // Aligned to 8, the largest alignment a Tensor copy holds (a uint64).
     while ((start + out.bytes.size()) % 8 != 0) out.bytes.push_back(0);
-    const flatbuffers::DetachedBuffer copy = CopyNamed(*t->table, n.name, move->after);
+    const flatbuffers::DetachedBuffer copy = CopyNamed(*table, n.name, move->after);
     const uint64_t copy_at = start + out.bytes.size();
     const uint64_t tensor_at =
         copy_at + flatbuffers::ReadScalar<flatbuffers::uoffset_t>(copy.data());

@@ -23,18 +23,12 @@
 
 #include "rewriter/base/result.h"
 #include "rewriter/patch/byte_overwrite.h"
+#include "rewriter/patch/tensor_name.h"
 #include "rewriter/plan/plan.h"
 #include "rewriter/program/program_view.h"
 #include "rewriter/share/shared_buffers.h"
 
 namespace pteshare {
-
-/// A name to store in a tensor's extra_tensor_info.
-struct TensorName {
-  uint32_t method_index = 0;
-  uint32_t value_index = 0;
-  std::string name;
-};
 
 /// Every shared buffer's tensor, in every method that has it, whose
 /// fully_qualified_name is not the buffer's name (method, then value order).

@@ -12,6 +12,7 @@
 #include "rewriter/patch/name_patch.h"
 #include "rewriter/patch/table_reuse.h"
 #include "rewriter/patch/unknown_fields.h"
+#include "rewriter/program/program_tables.h"
 #include "rewriter/program/pte_layout.h"
 #include "verify_bounded.h"
 #include "wire.h"
@@ -73,6 +74,7 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
                  " methods but the program has " + std::to_string(view.methods.size())};
   }
   std::map<uint64_t, TableUses> tables;
+  const fb::Program& program = ProgramTable(file);
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
     // Per value index, its move (the last one wins, as a map's would).
@@ -82,13 +84,14 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
     }
     size_t planned_seen = 0;
     for (const TensorValue& tensor : method.tensors) {
-      const fb::AllocationDetails* table = tensor.table ? tensor.table->allocation_info() : nullptr;
+      const fb::Tensor& tensor_table = TensorTable(program, method, tensor);
+      const fb::AllocationDetails* table = tensor_table.allocation_info();
       if (table == nullptr) continue;
       TableUses& entry = tables[OffsetIn(file, table)];
       entry.table = table;
       entry.current = CurrentValue(*table);
       TableUse use{
-          OffsetIn(file, AsTable(tensor.table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
+          OffsetIn(file, AsTable(&tensor_table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
           entry.current};
       if (const TensorMove* move = moves[tensor.value_index]) {
         ++planned_seen;
@@ -223,7 +226,7 @@ Status AddArenaSizeWrites(std::span<const uint8_t> file, const ProgramView& view
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
     if (GrowsArenas(view, method_plan)) continue;  // a new vector (arena_vectors.h)
-    const auto* sizes = method.plan->non_const_buffer_sizes();
+    const auto* sizes = PlanTable(ProgramTable(file), method).non_const_buffer_sizes();
     const size_t stored = sizes ? sizes->size() : 0;
     if (method_plan.arena_sizes_after.size() + 1 != std::max<size_t>(stored, 1)) {
       return Error{"method " + method.name + ": the plan has " +

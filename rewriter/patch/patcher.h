@@ -30,7 +30,7 @@
 
 #include "rewriter/base/result.h"
 #include "rewriter/patch/byte_overwrite.h"
-#include "rewriter/patch/name_patch.h"
+#include "rewriter/patch/tensor_name.h"
 #include "rewriter/plan/plan.h"
 #include "rewriter/program/program_view.h"
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "program_generated.h"
 #include "rewriter/program/program_view.h"
 
 namespace pteshare {

@@ -105,10 +105,9 @@ void WidenOverLoops(const std::vector<LiveRange>& loops, LiveRange* range) {
 std::vector<std::optional<LiveRange>> ValueRanges(const MethodView& method, const References& refs,
                                                   const std::vector<uint32_t>& always_live,
                                                   int64_t last) {
-  const fb::ExecutionPlan& plan = *method.plan;
   std::vector<std::optional<LiveRange>> range = refs.range;
-  const std::vector<bool> input = ValueFlags(plan.inputs(), range.size());
-  const std::vector<bool> output = ValueFlags(plan.outputs(), range.size());
+  const std::vector<bool> input = ValueFlags(method.inputs, range.size());
+  const std::vector<bool> output = ValueFlags(method.outputs, range.size());
   for (size_t v = 0; v < range.size(); ++v) {
     if (input[v]) range[v] = range[v] ? LiveRange{0, range[v]->last} : LiveRange{0, 0};
     if (output[v]) range[v] = range[v] ? LiveRange{range[v]->first, last} : LiveRange{last, last};
@@ -162,8 +161,8 @@ std::vector<bool> JoinStaticViews(const MethodView& method, const References& re
                                   const std::vector<LiveRange>& live, int64_t last, Sets* sets,
                                   std::string* too_complex) {
   std::vector<bool> viewed(method.value_count, false);
-  const std::vector<bool> input = ValueFlags(method.plan->inputs(), method.value_count);
-  const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
+  const std::vector<bool> input = ValueFlags(method.inputs, method.value_count);
+  const std::vector<bool> output = ValueFlags(method.outputs, method.value_count);
   // When the value is first read without having been written: at its first
   // reference if that reads it, even if it writes it too (an in-place op on
   // a view, `add.out(v, y, out=v)`, reads the base's bytes first: planned
@@ -250,7 +249,7 @@ DelegateHandover FindDelegateHandovers(const MethodView& method, const MethodEff
   DelegateHandover handover;
   handover.born_at.assign(method.value_count, -1);
   handover.dies_at.assign(method.value_count, -1);
-  const std::vector<bool> output = ValueFlags(method.plan->outputs(), method.value_count);
+  const std::vector<bool> output = ValueFlags(method.outputs, method.value_count);
   for (const TensorValue& t : method.tensors) {
     if (!IsSized(t)) continue;
     const uint32_t v = t.value_index;
@@ -337,8 +336,7 @@ std::vector<LiveRange> Moments(const MethodView& method, const std::vector<LiveR
 MethodLifetimes ComputeLifetimes(const MethodView& method, const std::vector<uint32_t>& always_live,
                                  LowerBound lower_bound) {
   MethodLifetimes out;
-  const MethodEffects effects = ReadMethodEffects(method);
-  const References refs = CollectReferences(effects, method.value_count);
+  const References refs = CollectReferences(method.effects, method.value_count);
   out.instruction_count = refs.instruction_count;
   const std::vector<std::optional<LiveRange>> ranges =
       ValueRanges(method, refs, always_live, out.last_instruction());
@@ -359,7 +357,7 @@ MethodLifetimes ComputeLifetimes(const MethodView& method, const std::vector<uin
   }
   const std::vector<bool> viewed =
       JoinStaticViews(method, refs, out.live, out.last_instruction(), &sets, &out.too_complex);
-  const DelegateHandover handover = FindDelegateHandovers(method, effects, out.live, viewed);
+  const DelegateHandover handover = FindDelegateHandovers(method, method.effects, out.live, viewed);
   JoinLiveOverlaps(method, out.live, handover, &sets);
 
   for (const TensorValue& t : method.tensors) {  // value order: lowest member first

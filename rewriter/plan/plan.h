@@ -14,6 +14,10 @@
 
 namespace pteshare {
 
+/// Replan's block planner effort per arena, in deterministic steps, unless
+/// PlanOptions says otherwise.
+inline constexpr uint64_t kDefaultReplanMaxSteps = 20'000'000;
+
 /// Where the shared buffers go (docs/design.md, "Layouts").
 enum class Layout {
   /// At the front of the arena each buffer is in already.
@@ -79,7 +83,7 @@ struct FrontRegion {
   /// Layout::kArena: the arena holds the front and nothing else.
   bool state_arena = false;
   /// The device of the arena (the device of the arenas its buffers leave).
-  fb::DeviceType device = fb::DeviceType::CPU;
+  DeviceType device = DeviceType::kCpu;
   int8_t device_index = 0;
 
   /// How many of the slots are private state's (FrontSlot::private_state).

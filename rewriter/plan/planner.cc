@@ -31,10 +31,6 @@ std::string FewNames(const std::vector<std::string>& names) {
   return text;
 }
 
-std::string DeviceText(fb::DeviceType device, int8_t index) {
-  return std::string(fb::EnumNameDeviceType(device)) + ":" + std::to_string(index);
-}
-
 // ExecuTorch's Module(share_memory_arenas=true) gives every method the same
 // memory for memory_id 1 and 2 only, any higher one a buffer per method, and
 // refuses to share at all when a method has an arena off the CPU. Where a
@@ -49,7 +45,7 @@ std::vector<std::string> StateArenaWarnings(const std::vector<FrontRegion>& fron
     const std::string instead = "the loader must allocate arena " + id +
                                 " once and hand that same span, as memory_id " + id +
                                 " of the HierarchicalAllocator, to every method it loads";
-    if (f.device != fb::DeviceType::CPU) {
+    if (f.device != DeviceType::kCpu) {
       warnings.push_back(what + " is on " + DeviceText(f.device, f.device_index) +
                          ": ExecuTorch's Module(share_memory_arenas=true) refuses methods with "
                          "arenas off the CPU, so " +

@@ -9,7 +9,6 @@
 
 #include "rewriter/base/result.h"
 #include "rewriter/plan/plan.h"
-#include "rewriter/plan/replan.h"
 #include "rewriter/program/program_view.h"
 #include "rewriter/share/shared_buffers.h"
 
@@ -27,7 +26,7 @@ struct PlanOptions {
   /// are listed in Plan::limit_misses (not an input error: exit 1).
   std::map<uint32_t, uint64_t> arena_limits{};
   /// Replan's block planner effort per arena (deterministic steps).
-  uint64_t replan_max_steps = ReplanOptions::kDefaultMaxSteps;
+  uint64_t replan_max_steps = kDefaultReplanMaxSteps;
   /// Run replan even for relocate, so a report can show both sizes.
   bool compare_strategies = false;
   /// PlanAndVerify (rewrite.h) also plans the layout not chosen, so a

@@ -52,7 +52,7 @@ struct ReplanOptions {
   std::map<uint32_t, uint64_t> arena_limits;
 
   /// The search stops earlier when it reaches the lower bound.
-  static constexpr uint64_t kDefaultMaxSteps = 20'000'000;
+  static constexpr uint64_t kDefaultMaxSteps = kDefaultReplanMaxSteps;
   static constexpr size_t kDefaultLargeArenaBlocks = 2000;
   /// Residual chains need 2,700 to 14,700 steps a block in the windowed
   /// search (docs/design.md: 73 M at 5k blocks, 133 M at 50k); the search

@@ -13,7 +13,7 @@ namespace {
 using DeviceKey = std::pair<int8_t, int8_t>;  // (device type, index): CPU sorts first
 
 std::string DeviceText(DeviceKey device) {
-  return pteshare::DeviceText(static_cast<fb::DeviceType>(device.first), device.second);
+  return pteshare::DeviceText(static_cast<DeviceType>(device.first), device.second);
 }
 
 // Every non-empty planned tensor of arena `memory_id` lies inside one of
@@ -81,7 +81,7 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
     const auto& buffers = entry.second;
     FrontRegion region;
     region.state_arena = true;
-    region.device = static_cast<fb::DeviceType>(device.first);
+    region.device = static_cast<DeviceType>(device.first);
     region.device_index = device.second;
     std::set<uint32_t> sources;
     for (size_t b : buffers) {

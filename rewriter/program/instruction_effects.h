@@ -1,8 +1,9 @@
 // InstructionEffects: which values each instruction of a method references
-// and which of them it writes, by the exporter's conventions. Lifetimes
-// (lifetimes.h) and the alias evidence for shared buffers
-// (alias_evidence.h) both read the instruction stream through this one
-// walker, so they agree on what "written" means.
+// and which of them it writes, by the exporter's conventions, in plain
+// types (MethodView::effects). The reader walks the instruction stream once
+// (instruction_effects_reader.h); lifetimes (lifetimes.h), the alias
+// evidence for shared buffers (alias_evidence.h) and the verifier all read
+// this one result, so they agree on what "written" means.
 //
 // Time is the instruction index over the method's chains, chain after
 // chain. What the exporter leaves implicit:
@@ -29,8 +30,6 @@
 #include <cstdint>
 #include <utility>
 #include <vector>
-
-#include "rewriter/program/program_view.h"
 
 namespace pteshare {
 
@@ -76,11 +75,5 @@ struct MethodEffects {
     return {first, first + e.touch_count};
   }
 };
-
-/// Walks every chain of `method` once.
-MethodEffects ReadMethodEffects(const MethodView& method);
-
-/// flags[v]: value v is listed in `values` (a plan's inputs or outputs).
-std::vector<bool> ValueFlags(const flatbuffers::Vector<int32_t>* values, size_t count);
 
 }  // namespace pteshare

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "program_fields.h"
+#include "program_generated.h"
+#include "rewriter/program/instruction_effects_reader.h"
 #include "tensor_nbytes.h"
 #include "wire.h"
 
@@ -21,8 +23,9 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
   TensorValue value;
   value.value_index = value_index;
   value.scalar_type = static_cast<int8_t>(tensor.scalar_type());
-  value.dynamism = tensor.shape_dynamism();
-  value.table = &tensor;
+  value.dynamism = static_cast<TensorDynamism>(tensor.shape_dynamism());
+  if (const auto* sizes = tensor.sizes()) value.sizes.assign(sizes->begin(), sizes->end());
+  if (const auto* order = tensor.dim_order()) value.dim_order.assign(order->begin(), order->end());
 
   fb::Nbytes nbytes = fb::TensorNbytes(tensor);
   switch (nbytes.status) {
@@ -51,7 +54,7 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
     value.stored.memory_id = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_ID);
     value.stored.offset_low = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_LOW);
     value.stored.offset_high = HasField(*allocation, fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH);
-    value.planned = value.dynamism != fb::TensorShapeDynamism::DYNAMIC_UNBOUND;
+    value.planned = value.dynamism != TensorDynamism::kDynamicUnbound;
     value.placement.memory_id = allocation->memory_id();
     value.placement.offset =
         fields::AllocationOffset(allocation->memory_offset_low(), allocation->memory_offset_high());
@@ -63,8 +66,17 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
 Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
   MethodView method;
   method.index = index;
-  method.plan = &plan;
   method.name = plan.name() ? plan.name()->str() : "";
+  if (const auto* inputs = plan.inputs()) method.inputs.assign(inputs->begin(), inputs->end());
+  if (const auto* outputs = plan.outputs()) method.outputs.assign(outputs->begin(), outputs->end());
+  if (const auto* delegates = plan.delegates()) {
+    for (const fb::BackendDelegate* delegate : *delegates) {
+      const bool named = delegate != nullptr && delegate->id() != nullptr;
+      method.delegate_ids.push_back(
+          named ? std::optional(std::string_view(delegate->id()->c_str(), delegate->id()->size()))
+                : std::nullopt);
+    }
+  }
 
   if (const auto* chains = plan.chains()) {
     for (const fb::Chain* chain : *chains) {
@@ -92,7 +104,7 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
                      std::to_string(idx) + " but the method has " +
                      std::to_string(method.arenas.size()) + " arenas"};
       }
-      method.arenas[idx - 1].device = device->device_type();
+      method.arenas[idx - 1].device = static_cast<DeviceType>(device->device_type());
       method.arenas[idx - 1].device_index = device->device_index();
     }
   }
@@ -108,13 +120,14 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
       method.tensors.push_back(std::move(value).value());
     }
   }
+  method.effects = ReadMethodEffects(method, plan);
   return method;
 }
 
 }  // namespace
 
-std::string DeviceText(fb::DeviceType device, int8_t index) {
-  std::string text = fb::EnumNameDeviceType(device);
+std::string DeviceText(DeviceType device, int8_t index) {
+  std::string text = fb::EnumNameDeviceType(static_cast<fb::DeviceType>(device));
   if (text.empty()) text = "device type " + std::to_string(static_cast<int>(device));
   return text + ":" + std::to_string(index);
 }
@@ -123,46 +136,22 @@ std::string TensorValue::Shape() const {
   const char* type = fb::EnumNameScalarType(static_cast<fb::ScalarType>(scalar_type));
   std::string text = *type != '\0' ? type : "scalar type " + std::to_string(scalar_type);
   text += "[";
-  if (table != nullptr && table->sizes() != nullptr) {
-    for (flatbuffers::uoffset_t i = 0; i < table->sizes()->size(); ++i) {
-      text += (i > 0 ? "," : "") + std::to_string(table->sizes()->Get(i));
-    }
-  }
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i > 0 ? "," : "") + std::to_string(sizes[i]);
   text += "]";
   // The dim order only where it is not the plain one (0, 1, ..., n-1).
-  const auto* order = table != nullptr ? table->dim_order() : nullptr;
   bool plain = true;
-  for (flatbuffers::uoffset_t i = 0; order != nullptr && i < order->size(); ++i) {
-    plain = plain && order->Get(i) == i;
-  }
+  for (size_t i = 0; i < dim_order.size(); ++i) plain = plain && dim_order[i] == i;
   if (!plain) {
     text += " dim order ";
-    for (flatbuffers::uoffset_t i = 0; i < order->size(); ++i) {
-      text += (i > 0 ? "," : "") + std::to_string(order->Get(i));
+    for (size_t i = 0; i < dim_order.size(); ++i) {
+      text += (i > 0 ? "," : "") + std::to_string(dim_order[i]);
     }
   }
   return text;
 }
 
-namespace {
-
-template <typename Vector>
-bool SameElements(const Vector* a, const Vector* b) {
-  const size_t na = a ? a->size() : 0, nb = b ? b->size() : 0;
-  if (na != nb) return false;
-  for (flatbuffers::uoffset_t i = 0; i < na; ++i) {
-    if (a->Get(i) != b->Get(i)) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 bool TensorValue::SameShape(const TensorValue& other) const {
-  if (scalar_type != other.scalar_type) return false;
-  if (table == nullptr || other.table == nullptr) return table == other.table;
-  return SameElements(table->sizes(), other.table->sizes()) &&
-         SameElements(table->dim_order(), other.table->dim_order());
+  return scalar_type == other.scalar_type && sizes == other.sizes && dim_order == other.dim_order;
 }
 
 size_t MethodView::planned_count() const {
@@ -191,7 +180,6 @@ const MethodView* ProgramView::method(std::string_view name) const {
 Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout) {
   ProgramView view;
   view.layout = layout;
-  view.program = &program;
   if (const auto* plans = program.execution_plan()) {
     for (uint32_t i = 0; i < plans->size(); ++i) {
       Result<MethodView> method = ReadMethod(*plans->Get(i), i);
@@ -200,6 +188,14 @@ Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout&
     }
   }
   return view;
+}
+
+std::vector<bool> ValueFlags(std::span<const int32_t> values, size_t count) {
+  std::vector<bool> flags(count, false);
+  for (int32_t v : values) {
+    if (v >= 0 && static_cast<size_t>(v) < count) flags[static_cast<size_t>(v)] = true;
+  }
+  return flags;
 }
 
 std::string ValueLabel(std::string_view method_name, uint32_t value_index) {

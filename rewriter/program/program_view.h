@@ -1,18 +1,25 @@
 // ProgramView: the facts pteshare needs from a verified program, in plain
-// types: per method, every Tensor value with its placement, name and
+// types: per method, every Tensor value with its placement, shape, name and
 // whether its AllocationDetails table stores each field; the arenas; the
-// instruction count. Built once from a PteFile; holds pointers into its
-// mapping, so it must not outlive it.
+// inputs and outputs; what each instruction reads and writes. Built once
+// from a PteFile; its names point into the file's bytes, so it must not
+// outlive them.
+//
+// No FlatBuffers-generated type appears here: every stage after the reader
+// works on these plain types, and only the reader (program/) and the
+// patcher (patch/), which read or write the wire format itself, include
+// the generated code (program_tables.h finds a value's table again).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "program_generated.h"
 #include "rewriter/base/result.h"
+#include "rewriter/program/instruction_effects.h"
 #include "rewriter/program/pte_layout.h"
 
 namespace pteshare {
@@ -39,11 +46,21 @@ struct StoredFields {
   bool all() const { return memory_id && offset_low && offset_high; }
 };
 
+/// The schema's TensorShapeDynamism, as stored.
+enum class TensorDynamism : int8_t { kStatic = 0, kDynamicBound = 1, kDynamicUnbound = 2 };
+
+/// The schema's DeviceType, as stored (a value this build does not know
+/// keeps its number: DeviceText shows it).
+enum class DeviceType : int8_t { kCpu = 0, kCuda = 1 };
+
 /// One Tensor value of a method.
 struct TensorValue {
   uint32_t value_index = 0;
   int8_t scalar_type = 0;
-  fb::TensorShapeDynamism dynamism = fb::TensorShapeDynamism::STATIC;
+  TensorDynamism dynamism = TensorDynamism::kStatic;
+  /// As stored: sizes and dim order (empty where the table has none).
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
   /// product(sizes) x element size (the upper bound for DYNAMIC_BOUND).
   uint64_t nbytes = 0;
   /// Memory-planned: has allocation_info and is not DYNAMIC_UNBOUND.
@@ -56,8 +73,6 @@ struct TensorValue {
   /// data_buffer_idx > 0 together with allocation_info: the loader copies an
   /// initial state from the mutable data segment into the planned memory.
   bool has_initial_state = false;
-  /// The table itself (for the patcher); points into the mapped file.
-  const fb::Tensor* table = nullptr;
 
   /// State that must survive between executions: a planned tensor with an
   /// initial state or a name.
@@ -74,7 +89,7 @@ struct TensorValue {
 struct Arena {
   uint32_t memory_id = 0;  // 1-based, index into non_const_buffer_sizes
   uint64_t size = 0;
-  fb::DeviceType device = fb::DeviceType::CPU;
+  DeviceType device = DeviceType::kCpu;
   int8_t device_index = 0;
 
   bool SameDevice(const Arena& other) const {
@@ -83,12 +98,11 @@ struct Arena {
 };
 
 /// "CUDA:0", as messages name a device.
-std::string DeviceText(fb::DeviceType device, int8_t index);
+std::string DeviceText(DeviceType device, int8_t index);
 
 struct MethodView {
   std::string name;
   uint32_t index = 0;  // position in Program.execution_plan
-  const fb::ExecutionPlan* plan = nullptr;
   uint32_t value_count = 0;
   uint32_t instruction_count = 0;  // over all chains
   /// Every Tensor value, in value-index order.
@@ -99,6 +113,14 @@ struct MethodView {
   static constexpr uint32_t kNoTensor = UINT32_MAX;
   /// memory_id 1..n from non_const_buffer_sizes (entry 0 is reserved).
   std::vector<Arena> arenas;
+  /// The plan's inputs and outputs, as listed (an index may be out of
+  /// range: the FlatBuffers verifier does not check it).
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  /// Every delegate's backend id, in order (nullopt where it has none).
+  std::vector<std::optional<std::string_view>> delegate_ids;
+  /// What each instruction references and writes (instruction_effects.h).
+  MethodEffects effects;
 
   size_t planned_count() const;
   /// The arena with this memory_id, or nullptr.
@@ -109,7 +131,6 @@ struct MethodView {
 
 struct ProgramView {
   PteLayout layout;
-  const fb::Program* program = nullptr;
   std::vector<MethodView> methods;
 
   const MethodView* method(std::string_view name) const;
@@ -126,5 +147,9 @@ std::string ValueLabel(std::string_view method_name, uint32_t value_index);
 /// value. Placements outside their arena are recorded, not refused: the
 /// checks that care report them.
 Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout);
+
+/// flags[v]: value v is listed in `values` (a plan's inputs or outputs);
+/// indices outside [0, count) are ignored.
+std::vector<bool> ValueFlags(std::span<const int32_t> values, size_t count);
 
 }  // namespace pteshare

@@ -5,14 +5,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <boost/interprocess/file_mapping.hpp>
-#include <boost/interprocess/mapped_region.hpp>
 #include <system_error>
 
+#include "program_generated.h"
 #include "rewriter/io/file_io.h"
 
 namespace pteshare {
-namespace bip = boost::interprocess;
 namespace fs = std::filesystem;
 
 // The read-only copy: an anonymous private reservation of the file's size
@@ -94,7 +92,7 @@ PteFile::PteFile(PteFile&&) noexcept = default;
 PteFile& PteFile::operator=(PteFile&&) noexcept = default;
 PteFile::~PteFile() = default;
 
-Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
+Result<PteFile> PteFile::Open(const fs::path& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return Error{"cannot open: no such file"};
@@ -105,39 +103,18 @@ Result<PteFile> PteFile::Open(const fs::path& path, Mode mode) {
 
   PteFile file;
   file.path_ = path;
-  file.mode_ = mode;
   if (size == 0) {
     // Nothing to map (a zero-length mapping is an error); let the layout
     // reader say what is wrong with an empty file.
     const fb::Program* ignored = nullptr;
     return ReadPteLayout({}, &ignored).error();
   }
-  if (mode == Mode::kReadOnly) {
-    Result<std::unique_ptr<Snapshot>> snapshot = ReadSnapshot(path, size);
-    if (!snapshot.ok()) return snapshot.error();
-    file.snapshot_ = std::move(snapshot).value();
-    file.data_ = file.snapshot_->data();
-    file.size_ = file.snapshot_->size;
-    if (Status inner = file.EnterBundle(); !inner.ok()) return inner.error();
-  } else {
-    try {
-      file.mapping_ = std::make_unique<bip::file_mapping>(path.c_str(), bip::read_write);
-      file.region_ = std::make_unique<bip::mapped_region>(*file.mapping_, bip::read_write, 0,
-                                                          static_cast<size_t>(size));
-    } catch (const bip::interprocess_exception& e) {
-      return Error{std::string("cannot map the file: ") + e.what()};
-    }
-    file.data_ = static_cast<uint8_t*>(file.region_->get_address());
-    file.size_ = file.region_->get_size();
-    if (IsBundle(file.bytes())) {
-      return Error{
-          "is a bundled program, which is never patched through a mapping: it is rewritten as a "
-          "new file"};
-    }
-    // Only the flatbuffer is read; tell the kernel not to read ahead into
-    // the segments.
-    file.region_->advise(bip::mapped_region::advice_random);
-  }
+  Result<std::unique_ptr<Snapshot>> snapshot = ReadSnapshot(path, size);
+  if (!snapshot.ok()) return snapshot.error();
+  file.snapshot_ = std::move(snapshot).value();
+  file.data_ = file.snapshot_->data();
+  file.size_ = file.snapshot_->size;
+  if (Status inner = file.EnterBundle(); !inner.ok()) return inner.error();
 
   if (Status read = file.ReadLayout(); !read.ok()) return read.error();
   return file;
@@ -166,8 +143,7 @@ Status PteFile::ReadLayout() {
 
 Result<PteFile> PteFile::FromBytes(std::span<const uint8_t> bytes) {
   PteFile file;
-  // Read-only: nothing writes through data_ (mutable_bytes() is empty).
-  file.data_ = const_cast<uint8_t*>(bytes.data());
+  file.data_ = bytes.data();
   file.size_ = bytes.size();
   if (Status inner = file.EnterBundle(); !inner.ok()) return inner.error();
   if (Status read = file.ReadLayout(); !read.ok()) return read.error();
@@ -177,17 +153,6 @@ Result<PteFile> PteFile::FromBytes(std::span<const uint8_t> bytes) {
 std::span<const uint8_t> PteFile::bundle_bytes() const {
   if (!bundle_) return {};
   return {data_ - bundle_->program_offset, static_cast<size_t>(bundle_->file_size)};
-}
-
-std::span<uint8_t> PteFile::mutable_bytes() {
-  if (mode_ != Mode::kReadWrite) return {};
-  return {data_, size_};
-}
-
-Status PteFile::Flush() {
-  if (mode_ != Mode::kReadWrite || !region_) return Status::Ok();
-  if (!region_->flush(0, 0, /*async=*/false)) return Error{"msync of the mapping failed"};
-  return Status::Ok();
 }
 
 }  // namespace pteshare

@@ -1,21 +1,22 @@
 // PteFile: a .pte file with its layout checked and its flatbuffer verified
 // before anyone reads a field.
 //
-// Read-only (every command): the flatbuffer [0, program_size) is read with
-// pread into private memory, inside an anonymous reservation as large as the
-// file whose segment part is never touched (so opening a file with gigabytes
-// of weights costs only the flatbuffer's bytes). Nothing reads the file
-// through a shared mapping, so a file that another process truncates while
-// pteshare works on it gives a clean error (a short read) or a consistent
-// snapshot, never SIGBUS. Segment bytes are not in the snapshot: the writer
-// copies them from the file itself.
-// Read-write: the file is memory-mapped through Boost.Interprocess.
+// The flatbuffer [0, program_size) is read with pread into private memory,
+// inside an anonymous reservation as large as the file whose segment part
+// is never touched (so opening a file with gigabytes of weights costs only
+// the flatbuffer's bytes). Nothing reads the file through a shared mapping:
+// the bytes verified are the bytes every later stage reads and patches, even
+// if another process writes the file meanwhile, and a file truncated while
+// pteshare reads it gives a clean error (a short read), never SIGBUS. A
+// mapping would skip the copy (2.5x faster over the corpus, open_bench) but
+// keeps neither promise; docs/design.md, "Reading a program". Segment bytes
+// are not in the snapshot: the writer copies them from the file itself.
 //
 // A bundled program (.bpte, bundle.h) is read whole (its flatbuffer holds
 // the program's segments too, and is verified before its offsets are
 // used); the PteFile is then the program inside: bytes(), layout() and
 // program() describe that program, bundle() says where it lies. Bundles
-// open read-only only: they are rewritten as a new file (bundle_writer.h).
+// are rewritten as a new file (bundle_writer.h).
 #pragma once
 
 #include <filesystem>
@@ -27,22 +28,15 @@
 #include "rewriter/program/bundle.h"
 #include "rewriter/program/pte_layout.h"
 
-namespace boost::interprocess {
-class file_mapping;
-class mapped_region;
-}  // namespace boost::interprocess
-
 namespace pteshare {
 
 class PteFile {
  public:
-  enum class Mode { kReadOnly, kReadWrite };
-
-  /// Maps `path` and checks it (see ReadPteLayout). Errors say what is wrong
-  /// without the file name (callers add it).
-  static Result<PteFile> Open(const std::filesystem::path& path, Mode mode = Mode::kReadOnly);
+  /// Reads `path` and checks it (see ReadPteLayout). Errors say what is
+  /// wrong without the file name (callers add it).
+  static Result<PteFile> Open(const std::filesystem::path& path);
   /// The same checks on bytes in memory, which the PteFile borrows (they
-  /// must outlive it): a program or a bundle, read-only, path() empty.
+  /// must outlive it): a program or a bundle, path() empty.
   static Result<PteFile> FromBytes(std::span<const uint8_t> bytes);
 
   PteFile(PteFile&&) noexcept;
@@ -50,12 +44,9 @@ class PteFile {
   ~PteFile();
 
   const std::filesystem::path& path() const { return path_; }
-  Mode mode() const { return mode_; }
-  /// The whole file's extent. Read-only: [0, program_size) holds the bytes
-  /// read at Open (plus up to 4 KiB after them); the rest reads as zeros.
+  /// The whole file's extent: [0, program_size) holds the bytes read at
+  /// Open (plus up to 4 KiB after them); the rest reads as zeros.
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
-  /// The whole file, writable through the mapping (kReadWrite only).
-  std::span<uint8_t> mutable_bytes();
   /// [0, program_size): the verified flatbuffer.
   std::span<const uint8_t> program_bytes() const { return {data_, layout_.program_size}; }
   const PteLayout& layout() const { return layout_; }
@@ -65,9 +56,6 @@ class PteFile {
   const std::optional<BundleInfo>& bundle() const { return bundle_; }
   /// The whole bundle file (empty when the file is no bundle).
   std::span<const uint8_t> bundle_bytes() const;
-
-  /// Writes dirty pages back and waits for them (msync); kReadWrite only.
-  Status Flush();
 
  private:
   PteFile() = default;
@@ -80,11 +68,8 @@ class PteFile {
                                                         uint64_t size);
 
   std::filesystem::path path_;
-  Mode mode_ = Mode::kReadOnly;
-  std::unique_ptr<boost::interprocess::file_mapping> mapping_;
-  std::unique_ptr<boost::interprocess::mapped_region> region_;
   std::unique_ptr<Snapshot> snapshot_;
-  uint8_t* data_ = nullptr;
+  const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   PteLayout layout_;
   const fb::Program* program_ = nullptr;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "program_generated.h"
 #include "verify_bounded.h"
 
 namespace pteshare {

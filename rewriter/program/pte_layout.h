@@ -14,11 +14,17 @@
 #include <span>
 #include <vector>
 
-#include "program_generated.h"
 #include "pte_header.h"
 #include "rewriter/base/result.h"
 
 namespace pteshare {
+
+namespace fb {
+// The verified root table, generated from schema/program.fbs. Only
+// declared here: code that reads its fields includes "program_generated.h"
+// itself (the reader and the patcher; program_tables.h).
+struct Program;
+}  // namespace fb
 
 /// One entry of Program.segments, with its absolute place in the file.
 struct SegmentExtent {

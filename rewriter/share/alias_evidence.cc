@@ -45,8 +45,9 @@ class BufferIndex {
 
 }  // namespace
 
-SharedAliases FindSharedAliases(const MethodView& method, const MethodEffects& effects,
+SharedAliases FindSharedAliases(const MethodView& method,
                                 const std::vector<BufferInMethod>& buffers) {
+  const MethodEffects& effects = method.effects;
   SharedAliases out;
   out.buffer_of.assign(method.value_count, -1);
   const BufferIndex index(method, buffers);
@@ -73,7 +74,7 @@ SharedAliases FindSharedAliases(const MethodView& method, const MethodEffects& e
       }
     }
   }
-  const std::vector<bool> input = ValueFlags(method.plan->inputs(), method.value_count);
+  const std::vector<bool> input = ValueFlags(method.inputs, method.value_count);
 
   // Does instruction `time` reference buffer `b` or an accepted alias of
   // it, other than `v` itself?

@@ -27,7 +27,6 @@
 #include <string>
 #include <vector>
 
-#include "rewriter/program/instruction_effects.h"
 #include "rewriter/program/program_view.h"
 
 namespace pteshare {
@@ -60,7 +59,7 @@ struct SharedAliases {
 /// Judges every planned non-empty tensor of `method` that lies inside one of
 /// `buffers` (whose placements must not overlap each other). Near-linear:
 /// one sort of the buffers, one pass over the instructions per round.
-SharedAliases FindSharedAliases(const MethodView& method, const MethodEffects& effects,
+SharedAliases FindSharedAliases(const MethodView& method,
                                 const std::vector<BufferInMethod>& buffers);
 
 }  // namespace pteshare

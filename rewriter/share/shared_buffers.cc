@@ -331,7 +331,7 @@ Status CheckOverlaps(const ProgramView& view, const SharedBufferSet& set) {
     for (const PlacedBuffer& b : placed) {
       buffers.push_back({b.buffer, *set.buffers[b.buffer].value_in_method[method.index]});
     }
-    const SharedAliases aliases = FindSharedAliases(method, ReadMethodEffects(method), buffers);
+    const SharedAliases aliases = FindSharedAliases(method, buffers);
     if (!aliases.intruders.empty()) {
       const Intruder& in = aliases.intruders.front();
       const TensorValue& t = *method.tensor(in.value_index);

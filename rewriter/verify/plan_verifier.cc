@@ -188,7 +188,7 @@ class Checker {
       buffers.push_back({i, *value});
       if (slot_of_buffer_[i] != nullptr) has_slot_.insert(slot_of_buffer_[i]);
     }
-    aliases_ = FindSharedAliases(in, ReadMethodEffects(in), buffers);
+    aliases_ = FindSharedAliases(in, buffers);
   }
 
   // I1: the buffer sits in its slot in every method that has it.

@@ -99,7 +99,7 @@ void Report(benchmark::State& state, const PlanResult& input) {
 }
 
 void PlanProgram(benchmark::State& state, const Loaded* program, bool share,
-                 uint64_t max_steps = ReplanOptions::kDefaultMaxSteps) {
+                 uint64_t max_steps = kDefaultReplanMaxSteps) {
   if (program == nullptr) {
     state.SkipWithError("could not build the program");
     return;
@@ -185,7 +185,7 @@ void BM_ReplanResidualChain(benchmark::State& state) {
   auto& program = programs[state.range(0)];
   if (!program) program = Load(LongResidualChain(static_cast<int>(state.range(0)), 1));
   const uint64_t steps = static_cast<uint64_t>(state.range(1));
-  PlanProgram(state, program.get(), false, steps ? steps : ReplanOptions::kDefaultMaxSteps);
+  PlanProgram(state, program.get(), false, steps ? steps : kDefaultReplanMaxSteps);
 }
 BENCHMARK(BM_ReplanResidualChain)
     ->Args({1000, 0})
@@ -203,7 +203,7 @@ void BM_ReplanShuffledChain(benchmark::State& state) {
   auto& program = programs[state.range(0)];
   if (!program) program = Load(LongResidualChain(static_cast<int>(state.range(0)), 1, true));
   const uint64_t steps = static_cast<uint64_t>(state.range(1));
-  PlanProgram(state, program.get(), false, steps ? steps : ReplanOptions::kDefaultMaxSteps);
+  PlanProgram(state, program.get(), false, steps ? steps : kDefaultReplanMaxSteps);
 }
 BENCHMARK(BM_ReplanShuffledChain)
     ->Args({10000, 0})

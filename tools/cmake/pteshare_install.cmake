@@ -12,10 +12,9 @@
 #                                                 C++17, standard library only)
 #   lib/libpteshare_rewriter.a, its stage libraries (libpteshare_program.a,
 #     ..., libpteshare_bundle.a) and lib/libpteshare_blockplan.a (full build)
-#   include/pteshare/rewriter/rewrite.h and the headers it includes
-#                                           (#include "rewriter/rewrite.h")
-#   include/pteshare/program_generated.h, scalar_type_generated.h, tensor_nbytes.h,
-#     pte_header.h, wire.h        (pteshare::schema; not in the checker-only build)
+#   include/pteshare/rewriter/rewrite.h and the headers it includes, plain
+#     types only (#include "rewriter/rewrite.h"), with pte_header.h and
+#     wire.h (not in the checker-only build); no generated code
 #   lib/cmake/pteshare/pteshareConfig.cmake (+ Version, Targets, pteshare_rewrite.cmake)
 #   the Python module in PTESHARE_PYTHON_INSTALL_DIR (python/CMakeLists.txt)
 # `cmake --install BUILD --strip` installs the programs stripped (README).
@@ -77,13 +76,17 @@ install(TARGETS ${_pteshare_programs} ${_pteshare_libraries}
 install(FILES ${PROJECT_SOURCE_DIR}/runtime_check/alias_check.h
   DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/runtime_check)
 if(TARGET pteshare_rewriter)
-  # The rewriter's public headers: rewrite.h (the pipeline) and what it
-  # includes, nothing else (tests/consumer builds against these alone).
+  # The rewriter's public headers: rewrite.h (the pipeline) and the headers
+  # of the types its options and results are made of, nothing else
+  # (tests/consumer builds against these alone). Plain types only: no
+  # header here includes FlatBuffers-generated code (program_view.h), so
+  # none of that is installed.
   set(_pteshare_rewriter_public_headers
     rewrite.h open_program.h base/result.h
-    patch/byte_overwrite.h patch/name_patch.h patch/patcher.h
-    plan/lifetimes.h plan/memory_cost.h plan/plan.h plan/planner.h plan/replan.h
-    program/bundle.h program/program_view.h program/pte_file.h program/pte_layout.h
+    patch/byte_overwrite.h patch/patcher.h patch/tensor_name.h
+    plan/memory_cost.h plan/plan.h plan/planner.h
+    program/bundle.h program/instruction_effects.h program/program_view.h
+    program/pte_file.h program/pte_layout.h
     share/shared_buffers.h
     verify/layout_costs.h verify/plan_verifier.h verify/violation.h)
   foreach(_header ${_pteshare_rewriter_public_headers})
@@ -91,10 +94,8 @@ if(TARGET pteshare_rewriter)
     install(FILES ${PROJECT_SOURCE_DIR}/rewriter/${_header}
       DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter/${_folder})
   endforeach()
+  # pte_layout.h's ExtendedHeader, and the little-endian loads it uses.
   install(FILES
-      ${PROJECT_BINARY_DIR}/schema/generated/program_generated.h
-      ${PROJECT_BINARY_DIR}/schema/generated/scalar_type_generated.h
-      ${PROJECT_SOURCE_DIR}/schema/tensor_nbytes.h
       ${PROJECT_SOURCE_DIR}/schema/pte_header.h
       ${PROJECT_SOURCE_DIR}/schema/wire.h
     DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})

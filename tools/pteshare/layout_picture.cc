@@ -64,10 +64,8 @@ std::map<uint32_t, Placement> PlacementsAfter(const MethodPlan& method) {
 /// The backend id of every delegate of `method` ("?" where it has none).
 std::vector<std::string> DelegateIds(const MethodView& method) {
   std::vector<std::string> ids;
-  if (method.plan == nullptr || method.plan->delegates() == nullptr) return ids;
-  for (const fb::BackendDelegate* delegate : *method.plan->delegates()) {
-    const bool named = delegate != nullptr && delegate->id() != nullptr;
-    ids.push_back(named ? delegate->id()->str() : "?");
+  for (const std::optional<std::string_view>& id : method.delegate_ids) {
+    ids.push_back(id ? std::string(*id) : "?");
   }
   return ids;
 }

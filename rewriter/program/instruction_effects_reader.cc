@@ -1,4 +1,4 @@
-#include "rewriter/program/instruction_effects.h"
+#include "rewriter/program/instruction_effects_reader.h"
 
 namespace pteshare {
 namespace {
@@ -17,11 +17,11 @@ size_t RepeatedTail(const flatbuffers::Vector<int32_t>& args) {
 
 class EffectsReader {
  public:
-  explicit EffectsReader(const MethodView& method)
+  EffectsReader(const MethodView& method, const fb::ExecutionPlan& plan)
       : method_(method),
-        plan_(*method.plan),
+        plan_(plan),
         count_(plan_.values() ? plan_.values()->size() : 0),
-        input_(ValueFlags(plan_.inputs(), count_)),
+        input_(ValueFlags(method.inputs, count_)),
         seen_(count_, false) {
     effects_.born_at_delegate.assign(count_, -1);
   }
@@ -137,15 +137,8 @@ class EffectsReader {
 
 }  // namespace
 
-std::vector<bool> ValueFlags(const flatbuffers::Vector<int32_t>* values, size_t count) {
-  std::vector<bool> flags(count, false);
-  if (values == nullptr) return flags;
-  for (int32_t v : *values) {
-    if (v >= 0 && static_cast<size_t>(v) < count) flags[v] = true;
-  }
-  return flags;
+MethodEffects ReadMethodEffects(const MethodView& method, const fb::ExecutionPlan& plan) {
+  return EffectsReader(method, plan).Run();
 }
-
-MethodEffects ReadMethodEffects(const MethodView& method) { return EffectsReader(method).Run(); }
 
 }  // namespace pteshare
