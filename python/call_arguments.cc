@@ -21,10 +21,9 @@ std::string Quoted(const py::handle& key) {
 }  // namespace
 
 CallArguments::CallArguments(const char* function, const py::args& args, const py::kwargs& kwargs,
-                             std::initializer_list<std::pair<const char*, py::object>> keywords)
-    : function_(function) {
+                             const KeywordDefaults& keywords)
+    : function_(function), values_(keywords) {
   const std::string name = function_ + "()";
-  for (const auto& [keyword, fallback] : keywords) values_.emplace_back(keyword, fallback);
   bool source_given = false;
   if (args.size() > 1) {
     throw py::type_error(name +

@@ -9,20 +9,21 @@
 
 #include <pybind11/pybind11.h>
 
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace pteshare::python {
 
+/// A function's keyword-only parameters and their defaults, in order.
+using KeywordDefaults = std::vector<std::pair<std::string, pybind11::object>>;
+
 class CallArguments {
  public:
-  /// `keywords`: the keyword-only parameters and their defaults, in order.
   /// TypeError for anything but one source (positional or source=) and
-  /// those keywords, each at most once.
+  /// `keywords`, each at most once.
   CallArguments(const char* function, const pybind11::args& args, const pybind11::kwargs& kwargs,
-                std::initializer_list<std::pair<const char*, pybind11::object>> keywords);
+                const KeywordDefaults& keywords);
 
   const pybind11::object& source() const { return source_; }
   /// The keyword's value, given or default. `keyword` must be one of those
@@ -32,7 +33,7 @@ class CallArguments {
  private:
   std::string function_;
   pybind11::object source_;
-  std::vector<std::pair<std::string, pybind11::object>> values_;
+  KeywordDefaults values_;
 };
 
 }  // namespace pteshare::python

@@ -1,33 +1,49 @@
-// The CLI's options as keyword arguments, turned into what the library
-// takes. Wrong types raise TypeError naming the keyword and the type given,
-// never the value (pybind11's own mismatch message quotes every argument,
-// a whole program's bytes included, so every keyword is taken as an object
-// and converted here); wrong values raise BadInputError naming the file, as
-// the CLI does for its flags.
+// The option table's options (tools/options/option_table.h) as keyword
+// arguments: each function's keywords, their defaults and its docstring's
+// signature come from the table, and the values given are read into what
+// the library takes. Wrong types raise TypeError naming the keyword and the
+// type given, never the value (pybind11's own mismatch message quotes every
+// argument, a whole program's bytes included, so every keyword is taken as
+// an object and converted here); wrong values raise BadInputError naming
+// the file, as the CLI does for its flags.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
-#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "rewriter/plan/planner.h"
-#include "rewriter/share/shared_buffers.h"
+#include "python/call_arguments.h"
+#include "tools/options/option_table.h"
 
 namespace pteshare::python {
 
-/// share: None, a name or an iterable of names (--share); share_auto
-/// (--share-auto); names: None or a dict whose keys are "METHOD:VALUE_INDEX"
-/// or (METHOD, VALUE_INDEX) and whose values are the names (--name).
-ShareRequest ShareFrom(const std::string& file, const pybind11::object& share,
-                       const pybind11::object& share_auto, const pybind11::object& names);
+/// A keyword of one function only, not an option of the table (rewrite's
+/// output=, in_place=, write_names=, as the CLI's -o, --in-place and
+/// --write-names are rewrite's own flags), and its default.
+using OwnKeyword = std::pair<const char*, pybind11::object>;
 
-/// strategy: "relocate", "replan" or "best" (--strategy); layout: "front"
-/// or "arena" (--layout); alignment: 0 to detect (--alignment);
-/// arena_limits: None or {memory_id: bytes} (--arena-limit).
-PlanOptions PlanOptionsFrom(const std::string& file, const pybind11::object& strategy,
-                            const pybind11::object& layout, const pybind11::object& alignment,
-                            const pybind11::object& arena_limits);
+/// One function's keyword-only parameters, in order: its own `before`, the
+/// table's rows of its groups, its own `after`.
+class FunctionKeywords {
+ public:
+  FunctionKeywords(std::initializer_list<OwnKeyword> before,
+                   std::initializer_list<options::OptionGroup> groups,
+                   std::initializer_list<OwnKeyword> after = {});
+
+  /// Every keyword with its default, for CallArguments.
+  const KeywordDefaults& defaults() const { return defaults_; }
+  /// "NAME(source, *, share=None, ...)": the docstring's signature.
+  std::string Signature(const char* function) const;
+  /// The table's options from the call (defaults where not given).
+  options::OptionSettings Read(const std::string& file, const CallArguments& call) const;
+
+ private:
+  std::vector<const options::OptionRow*> rows_;
+  KeywordDefaults defaults_;
+};
 
 /// A keyword that must be True or False; TypeError "KEYWORD: a bool, not T".
 bool BoolKeyword(const pybind11::object& value, const char* keyword);

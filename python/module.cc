@@ -37,22 +37,18 @@ py::object Inspect(const py::object& source_object) {
   return Loads(cli::InspectJson(source.path(), opened.file, opened.view));
 }
 
-py::object Plan(const py::object& source_object, const py::object& share,
-                const py::object& share_auto, const py::object& names, const py::object& strategy,
-                const py::object& layout, const py::object& alignment,
-                const py::object& arena_limits) {
-  const Source source(source_object);
+py::object Plan(const CallArguments& call, const FunctionKeywords& keywords) {
+  const Source source(call.source());
   const std::string& file = source.path();
-  const ShareRequest request = ShareFrom(file, share, share_auto, names);
-  PlanOptions options = PlanOptionsFrom(file, strategy, layout, alignment, arena_limits);
+  options::OptionSettings settings = keywords.Read(file, call);
   // As `pteshare plan`: both strategies' sizes, and what each layout costs.
-  options.compare_strategies = true;
-  options.compare_layouts = true;
+  settings.plan.compare_strategies = true;
+  settings.plan.compare_layouts = true;
   const OpenedProgram opened = source.Open();
   std::optional<Result<VerifiedPlan>> verified;
   {
     py::gil_scoped_release unlocked;
-    verified.emplace(PlanAndVerify(opened.view, request, options));
+    verified.emplace(PlanAndVerify(opened.view, settings.share, settings.plan));
   }
   if (!verified->ok()) Raise(file, verified->error());
   if (!verified->value().fits()) Raise(file, LimitMisses(verified->value().planned.plan));
@@ -60,10 +56,9 @@ py::object Plan(const py::object& source_object, const py::object& share,
   return Loads(cli::PlanJson(file, opened.file, opened.view, verified->value()));
 }
 
-py::object Verify(const py::object& source_object, const py::object& share,
-                  const py::object& share_auto, const py::object& names) {
-  const Source source(source_object);
-  const ShareRequest request = ShareFrom(source.path(), share, share_auto, names);
+py::object Verify(const CallArguments& call, const FunctionKeywords& keywords) {
+  const Source source(call.source());
+  const ShareRequest request = keywords.Read(source.path(), call).share;
   const OpenedProgram opened = source.Open();
   Result<runtime_check::Report> report = cli::CheckForVerify(opened.file, request);
   if (!report.ok()) Raise(source.path(), report.error());
@@ -122,28 +117,22 @@ py::object RewriteOnDisk(const Source& source, const py::object& output, bool in
   return Loads(cli::RewriteJson(file, out, in_place, outcome->value()));
 }
 
-py::object Rewrite(const py::object& source_object, const py::object& output,
-                   const py::object& in_place_object, const py::object& share,
-                   const py::object& share_auto, const py::object& names,
-                   const py::object& strategy, const py::object& layout,
-                   const py::object& alignment, const py::object& arena_limits,
-                   const py::object& write_names_object) {
-  const bool in_place = BoolKeyword(in_place_object, "in_place");
-  const bool write_names = BoolKeyword(write_names_object, "write_names");
-  const Source source(source_object);
-  const ShareRequest request = ShareFrom(source.path(), share, share_auto, names);
-  const PlanOptions options =
-      PlanOptionsFrom(source.path(), strategy, layout, alignment, arena_limits);
+py::object Rewrite(const CallArguments& call, const FunctionKeywords& keywords) {
+  const bool in_place = BoolKeyword(call["in_place"], "in_place");
+  const bool write_names = BoolKeyword(call["write_names"], "write_names");
+  const py::object output = call["output"];
+  const Source source(call.source());
+  const options::OptionSettings settings = keywords.Read(source.path(), call);
   if (source.is_bytes()) {
     if (!output.is_none() || in_place) {
       Raise("", Error{"rewrite: bytes in give bytes back; output= and in_place= are for a path"});
     }
-    return RewriteInMemory(source, request, options, write_names);
+    return RewriteInMemory(source, settings.share, settings.plan, write_names);
   }
   if (in_place == !output.is_none()) {
     Raise("", Error{"rewrite: give exactly one of output= and in_place=True"});
   }
-  return RewriteOnDisk(source, output, in_place, request, options, write_names);
+  return RewriteOnDisk(source, output, in_place, settings.share, settings.plan, write_names);
 }
 
 }  // namespace
@@ -152,6 +141,7 @@ py::object Rewrite(const py::object& source_object, const py::object& output,
 PYBIND11_MODULE(pteshare, module) {
   namespace py = pybind11;
   using namespace pteshare::python;
+  using pteshare::options::OptionGroup;
   module.doc() =
       "pteshare: make the methods of an ExecuTorch program share their state buffers (KV "
       "caches) at one arena offset. Each function takes a path or the program's bytes and "
@@ -160,66 +150,58 @@ PYBIND11_MODULE(pteshare, module) {
   AddExceptions(module);
   // The docstrings below give the signatures; pybind11's would read
   // (*args, **kwargs), which is how the arguments are taken (call_arguments.h).
+  // pybind11 copies a docstring, so each may be made here.
   py::options options;
   options.disable_function_signatures();
+  // Each function's keywords: the option table's (keywords.h) and a
+  // function's own; the signature in its docstring is made from the same
+  // list.
   const py::object none = py::none();
   const py::object no = py::bool_(false);
+  const FunctionKeywords inspect_keywords({}, {});
+  const FunctionKeywords plan_keywords({}, {OptionGroup::kShare, OptionGroup::kPlan});
+  const FunctionKeywords verify_keywords({}, {OptionGroup::kShare});
+  const FunctionKeywords rewrite_keywords({{"output", none}, {"in_place", no}},
+                                          {OptionGroup::kShare, OptionGroup::kPlan},
+                                          {{"write_names", no}});
   module.def(
       "inspect",
-      [](const py::args& args, const py::kwargs& kwargs) {
-        const CallArguments call("inspect", args, kwargs, {});
+      [inspect_keywords](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("inspect", args, kwargs, inspect_keywords.defaults());
         return Inspect(call.source());
       },
-      "inspect(source) -> dict: the program's layout, methods, arenas and mutable "
-      "buffers (`pteshare inspect --json`). source: a path or the program's bytes.");
+      (inspect_keywords.Signature("inspect") +
+       " -> dict: the program's layout, methods, arenas and mutable buffers (`pteshare inspect "
+       "--json`). source: a path or the program's bytes.")
+          .c_str());
   module.def(
       "plan",
-      [none, no](const py::args& args, const py::kwargs& kwargs) {
-        const CallArguments call("plan", args, kwargs,
-                                 {{"share", none},
-                                  {"share_auto", no},
-                                  {"names", none},
-                                  {"strategy", py::str("best")},
-                                  {"layout", py::str("front")},
-                                  {"alignment", py::int_(0)},
-                                  {"arena_limits", none}});
-        return Plan(call.source(), call["share"], call["share_auto"], call["names"],
-                    call["strategy"], call["layout"], call["alignment"], call["arena_limits"]);
+      [plan_keywords](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("plan", args, kwargs, plan_keywords.defaults());
+        return Plan(call, plan_keywords);
       },
-      "plan(source, *, share=None, share_auto=False, names=None, strategy='best', "
-      "layout='front', alignment=0, arena_limits=None) -> dict: the verified plan (`pteshare plan "
-      "--json`). Writes nothing.");
+      (plan_keywords.Signature("plan") +
+       " -> dict: the verified plan (`pteshare plan --json`). Writes nothing.")
+          .c_str());
   module.def(
       "verify",
-      [none, no](const py::args& args, const py::kwargs& kwargs) {
-        const CallArguments call("verify", args, kwargs,
-                                 {{"share", none}, {"share_auto", no}, {"names", none}});
-        return Verify(call.source(), call["share"], call["share_auto"], call["names"]);
+      [verify_keywords](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("verify", args, kwargs, verify_keywords.defaults());
+        return Verify(call, verify_keywords);
       },
-      "verify(source, *, share=None, share_auto=False, names=None) -> dict: runtime_check's "
-      "findings on the placements (`pteshare verify --json`); 'ok' is False on findings.");
+      (verify_keywords.Signature("verify") +
+       " -> dict: runtime_check's findings on the placements (`pteshare verify --json`); 'ok' "
+       "is False on findings.")
+          .c_str());
   module.def(
       "rewrite",
-      [none, no](const py::args& args, const py::kwargs& kwargs) {
-        const CallArguments call("rewrite", args, kwargs,
-                                 {{"output", none},
-                                  {"in_place", no},
-                                  {"share", none},
-                                  {"share_auto", no},
-                                  {"names", none},
-                                  {"strategy", py::str("best")},
-                                  {"layout", py::str("front")},
-                                  {"alignment", py::int_(0)},
-                                  {"arena_limits", none},
-                                  {"write_names", no}});
-        return Rewrite(call.source(), call["output"], call["in_place"], call["share"],
-                       call["share_auto"], call["names"], call["strategy"], call["layout"],
-                       call["alignment"], call["arena_limits"], call["write_names"]);
+      [rewrite_keywords](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("rewrite", args, kwargs, rewrite_keywords.defaults());
+        return Rewrite(call, rewrite_keywords);
       },
-      "rewrite(source, *, output=None, in_place=False, share=None, share_auto=False, "
-      "names=None, strategy='best', layout='front', alignment=0, arena_limits=None, "
-      "write_names=False): "
-      "for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
-      "writes; for a path, writes output= (or the file itself with in_place=True) and "
-      "returns the dict (`pteshare rewrite --json`).");
+      (rewrite_keywords.Signature("rewrite") +
+       ": for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
+       "writes; for a path, writes output= (or the file itself with in_place=True) and returns "
+       "the dict (`pteshare rewrite --json`).")
+          .c_str());
 }

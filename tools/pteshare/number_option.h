@@ -2,7 +2,7 @@
 // CLI11 alone reads "-1" into a uint64 as 18446744073709551615, the same as
 // what "18446744073709551615" gives, so an error could not say which one
 // the user typed. This check runs on the text as typed and its message
-// echoes it.
+// echoes it (options::ReadUnsigned, which the option table's numbers use).
 #pragma once
 
 #include <CLI/CLI.hpp>

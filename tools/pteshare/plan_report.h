@@ -13,8 +13,7 @@
 #include "rewriter/rewrite.h"
 #include "rewriter/verify/layout_costs.h"
 #include "rewriter/verify/plan_verifier.h"
-#include "tools/pteshare/plan_flags.h"
-#include "tools/pteshare/share_flags.h"
+#include "tools/pteshare/option_flags.h"
 #include "tools/report/plan_json.h"
 
 namespace pteshare::cli {

@@ -234,7 +234,8 @@ int RunRewrite(const RewriteArgs& args) {
   }
   // relocate exists only to make room for shared buffers; replan and best
   // may run with none and just shrink the arenas.
-  if (args.share.empty() && args.planning.strategy == Strategy::kRelocate) {
+  const Result<PlanOptions> options = args.planning.ToPlanOptions();
+  if (args.share.empty() && options.ok() && options->strategy == Strategy::kRelocate) {
     PrintError(
         "rewrite: say which buffers to share (--share NAME... or --share-auto); with no shared "
         "buffer, --strategy replan or best just shrinks the arenas");

@@ -19,9 +19,9 @@
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/open_input.h"
+#include "tools/pteshare/option_flags.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
-#include "tools/pteshare/share_flags.h"
 #include "tools/report/bundle_report.h"
 #include "tools/report/verify_report.h"
 
