@@ -1,6 +1,6 @@
 // The bad-input corpus: hostile and broken .pte files made from builder
 // output, each with the reason it is bad and what pteshare must say about
-// it (tests/bad_input_corpus_test.cc runs every command on every case).
+// it (tests/rewriter/bad_input_corpus_test.cc runs every command on every case).
 // Generated rather than committed, so each case states in code which byte
 // it breaks and why; only fuzzer finds that cannot be derived from a
 // builder program are committed, as small files next to this header

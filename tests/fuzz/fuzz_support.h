@@ -2,7 +2,7 @@
 // reads a file (layout, FlatBuffers verifier, ProgramView), and stopping
 // loudly when a property that must hold does not. A failed property is a
 // bug in pteshare: the fuzz target aborts so libFuzzer keeps the input (which
-// then goes to tests/bad_inputs/), and tests/bad_input_corpus_test.cc runs
+// then goes to tests/bad_inputs/), and tests/rewriter/bad_input_corpus_test.cc runs
 // the same checks on every committed input.
 #pragma once
 

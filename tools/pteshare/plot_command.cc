@@ -14,14 +14,14 @@
 
 #include "rewriter/io/file_io.h"
 #include "rewriter/write/new_file.h"
+#include "tools/plot/layout_html.h"
+#include "tools/plot/layout_picture.h"
+#include "tools/plot/svg_layout.h"
 #include "tools/pteshare/commands.h"
 #include "tools/pteshare/exit_codes.h"
-#include "tools/pteshare/layout_html.h"
-#include "tools/pteshare/layout_picture.h"
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
-#include "tools/pteshare/svg_layout.h"
 #include "tools/report/bundle_report.h"
 
 namespace pteshare::cli {
@@ -130,9 +130,9 @@ int RunPlot(const PlotArgs& args) {
   // to draw; the input is drawn with the limit. The exit status still says
   // it failed.
   const bool has_after = outcome.plan && outcome.plan->fits();
-  LayoutPicture picture = BuildLayoutPicture(
+  plot::LayoutPicture picture = plot::BuildLayoutPicture(
       args.file, view, outcome.plan ? &outcome.plan->planned : nullptr,
-      has_after ? PlanPanels::kBeforeAndAfter : PlanPanels::kBeforeOnly, args.method);
+      has_after ? plot::PlanPanels::kBeforeAndAfter : plot::PlanPanels::kBeforeOnly, args.method);
   picture.plan_verified = !outcome.plan || outcome.plan->verified();
   if (outcome.plan && !has_after) picture.limit_misses = outcome.plan->planned.plan.limit_misses;
   if (Result<PlanOptions> options = args.planning.ToPlanOptions(); options.ok()) {
@@ -143,10 +143,10 @@ int RunPlot(const PlotArgs& args) {
                                     : ComputeMemoryCost(ArenaSizes(view));
   picture.memory_lines = MemoryLines(view, cost);
 
-  SvgLayoutStats stats;
-  std::string svg = RenderLayoutSvg(picture, SvgLayoutOptions{}, &stats);
+  plot::SvgLayoutStats stats;
+  std::string svg = plot::RenderLayoutSvg(picture, plot::SvgLayoutOptions{}, &stats);
   std::string document = *format == PictureFormat::kHtml
-                             ? WrapSvgInHtml("pteshare plot: " + picture.title, svg)
+                             ? plot::WrapSvgInHtml("pteshare plot: " + picture.title, svg)
                              : std::move(svg);
   if (Status written = WritePicture(args.output, document); !written.ok()) {
     PrintFileError(args.output, written.error());

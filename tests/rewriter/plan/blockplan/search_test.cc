@@ -1,0 +1,80 @@
+// CapacitySearch: with every preorder, shuffled or not, it finds a placement
+// at the exact optimum and proves the capacity one byte below it infeasible;
+// a search without steps says so; fixed blocks are searched around.
+#include "rewriter/plan/blockplan/search.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "rewriter/plan/blockplan/validator.h"
+#include "tests/rewriter/plan/blockplan/small_problems.h"
+
+namespace pteshare {
+namespace {
+
+SearchOutcome RunWith(CapacitySearch& search, Bytes capacity, SearchPreorder preorder,
+                      uint64_t shuffle, BlockSolution* solution) {
+  StepBudget budget(UINT64_MAX, std::nullopt);
+  return search.Run(capacity, preorder, shuffle, UINT64_MAX, &budget, solution);
+}
+
+TEST(CapacitySearch, MeetsTheOptimumAndProvesNothingSmallerFits) {
+  std::mt19937 random(21);
+  for (int instance = 0; instance < 60; ++instance) {
+    BlockProblem problem = RandomSmallProblem(random, 3 + instance % 4);
+    const Bytes optimum = ExhaustiveOptimum(problem);
+    CapacitySearch search(problem);
+    for (SearchPreorder preorder : kAllSearchPreorders) {
+      for (uint64_t shuffle : {0u, 7u}) {
+        BlockSolution solution;
+        ASSERT_EQ(RunWith(search, optimum, preorder, shuffle, &solution), SearchOutcome::kFound)
+            << "instance " << instance;
+        EXPECT_LE(solution.height, optimum);
+        Status valid = ValidateBlockSolution(problem, solution);
+        EXPECT_TRUE(valid.ok()) << "instance " << instance << ": " << valid.error().message;
+        EXPECT_EQ(RunWith(search, optimum - 1, preorder, shuffle, &solution),
+                  SearchOutcome::kInfeasible)
+            << "instance " << instance;
+      }
+    }
+  }
+}
+
+TEST(CapacitySearch, AStepLimitEndsTheSearchAndIsCharged) {
+  std::mt19937 random(2);
+  BlockProblem problem = RandomSmallProblem(random, 30);
+  CapacitySearch search(problem);
+  StepBudget budget(UINT64_MAX, std::nullopt);
+  BlockSolution solution;
+  EXPECT_EQ(
+      search.Run(UINT64_MAX / 4, SearchPreorder::kPeakTotalThenArea, 0, 1, &budget, &solution),
+      SearchOutcome::kOutOfSteps);
+  EXPECT_GT(budget.used(), 0u);
+  // The budget ends it just the same.
+  StepBudget empty(0, std::nullopt);
+  EXPECT_EQ(search.Run(UINT64_MAX / 4, SearchPreorder::kPeakTotalThenArea, 0, UINT64_MAX, &empty,
+                       &solution),
+            SearchOutcome::kOutOfSteps);
+}
+
+TEST(CapacitySearch, FreeBlocksGoAroundAFixedBlockAligned) {
+  BlockProblem problem;
+  problem.alignment = 4;
+  problem.blocks = {Block{"fixed", {0, 10}, 6, 5}, Free("a", 0, 10, 4), Free("b", 2, 8, 4)};
+  CapacitySearch search(problem);
+  BlockSolution solution;
+  // Below the fixed block there are 5 bytes: room for one aligned block at 0;
+  // the other goes at 12, the first multiple of 4 above it.
+  ASSERT_EQ(RunWith(search, 16, SearchPreorder::kPeakTotalThenArea, 0, &solution),
+            SearchOutcome::kFound);
+  EXPECT_EQ(solution.offsets[0], 5u);
+  EXPECT_EQ(solution.height, 16u);
+  Status valid = ValidateBlockSolution(problem, solution);
+  EXPECT_TRUE(valid.ok()) << valid.error().message;
+  EXPECT_EQ(RunWith(search, 15, SearchPreorder::kPeakTotalThenArea, 0, &solution),
+            SearchOutcome::kInfeasible);
+}
+
+}  // namespace
+}  // namespace pteshare
