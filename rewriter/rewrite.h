@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/open_program.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/plan/planner.h"
@@ -77,6 +78,10 @@ struct RewriteRequest {
   /// `verbose` every step of the writer. May be empty.
   std::function<void(const std::string&)> say;
   bool verbose = false;
+  /// What the writer (its lock, journal, new file and writes) goes
+  /// through: null is the real file system; tests pass one that fails a
+  /// chosen call (file_system.h). Reading the program stays real.
+  FileSystem* file_system = nullptr;
 };
 
 /// What a rewrite did.
