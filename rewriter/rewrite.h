@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "rewriter/base/result.h"
-#include "rewriter/io/file_system.h"
 #include "rewriter/open_program.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/plan/planner.h"
@@ -33,6 +32,10 @@
 #include "rewriter/verify/plan_verifier.h"
 
 namespace pteshare {
+
+// io/file_system.h: only a pointer here, so the installed headers need not
+// carry the seam (a front end passes null).
+class FileSystem;
 
 /// A plan and what its verification found. An empty `violations` is a
 /// plan that may be written; otherwise it is a pteshare bug, shown by
