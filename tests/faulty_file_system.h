@@ -2,11 +2,15 @@
 // record of every call and one fault: the Nth call (of one kind, or of any)
 // fails with a chosen errno, or, for a write, writes its first half and
 // then fails (a disk that fills up mid-write); with `persistent`, that call
-// and every later one fail (a disk that is gone). The messages of a failed
+// and every later one fail (a disk that is gone). It can also refuse
+// O_TMPFILE, as a filesystem without it does, so that the named-temporary
+// path of pending_file.h runs in process too. The messages of a failed
 // checked call are the ones file_io.h gives for that errno, so what reaches
 // the user reads as a real failure would. rewrite_file_test.cc fails each
 // call of a clean RewriteFile in turn.
 #pragma once
+
+#include <fcntl.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -103,6 +107,9 @@ struct Fault {
   bool torn_write = false;
   /// Every later call (of the kind counted) fails too.
   bool persistent = false;
+  /// Every open with O_TMPFILE fails with EOPNOTSUPP (not counted as the
+  /// fault: the filesystem simply lacks it).
+  bool no_tmpfile = false;
 };
 
 class FaultyFileSystem final : public FileSystem {
@@ -120,6 +127,7 @@ class FaultyFileSystem final : public FileSystem {
 
   int Open(const std::filesystem::path& path, int flags, unsigned mode, UniqueFd* fd) override {
     if (const int err = Next(FsCall::kOpen)) return err;
+    if (fault_.no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) return EOPNOTSUPP;
     return real_.Open(path, flags, mode, fd);
   }
   Result<uint64_t> FileSize(int fd) override {
