@@ -403,18 +403,47 @@ TEST(RewriteFile, EveryFailedCallIsReportedAndLeavesTheInputOrTheResult) {
   for (const std::string& t : findings.left_names) std::printf("  %s\n", t.c_str());
 }
 
-// How many calls a clean run makes, for the record (README quotes them).
-TEST(RewriteFile, CleanRunsCountTheirCalls) {
+// The index of the first `call` at or after `from` (calls.size() if none).
+size_t Find(const std::vector<FsCall>& calls, FsCall call, size_t from = 0) {
+  for (size_t i = from; i < calls.size(); ++i) {
+    if (calls[i] == call) return i;
+  }
+  return calls.size();
+}
+
+// The order that makes a clean run crash-safe, seen in its calls (each run
+// also printed, with its count, for the record): in place, the journal is
+// written, fsynced, linked and its folder fsynced before the file's first
+// write (the mark), and deleted last, the deletion fsynced; with -o, the
+// new file is fsynced and re-read (mmap) before it gets its name, and the
+// folder is fsynced last.
+TEST(RewriteFile, CleanRunsMakeTheirCallsInTheCrashSafeOrder) {
   for (const Program& program : Programs()) {
     for (Target target : {Target::kInPlace, Target::kNewOutput, Target::kReplaceOutput}) {
+      SCOPED_TRACE(std::string(program.name) + ", " + TargetName(target));
       Folder folder;
-      const CleanRun clean = RunClean(folder, program, target);
+      const std::vector<FsCall> calls = RunClean(folder, program, target).calls;
       std::string kinds;
-      for (FsCall call : clean.calls)
-        kinds += std::string(kinds.empty() ? "" : " ") + FsCallName(call);
-      std::printf("%s, %s: %zu calls: %s\n", program.name, TargetName(target), clean.calls.size(),
+      for (FsCall call : calls) kinds += std::string(kinds.empty() ? "" : " ") + FsCallName(call);
+      std::printf("%s, %s: %zu calls: %s\n", program.name, TargetName(target), calls.size(),
                   kinds.c_str());
-      EXPECT_FALSE(clean.calls.empty());
+      ASSERT_GE(calls.size(), 3u);
+      EXPECT_EQ(calls.back(), FsCall::kSyncFolder);
+      const size_t linked = Find(calls, FsCall::kLinkAt);
+      ASSERT_LT(linked, calls.size());
+      if (target == Target::kInPlace) {
+        const size_t journal_write = Find(calls, FsCall::kWriteAt);
+        EXPECT_LT(journal_write, Find(calls, FsCall::kSyncFile, journal_write));
+        EXPECT_LT(Find(calls, FsCall::kSyncFile, journal_write), linked);
+        EXPECT_EQ(calls[linked + 1], FsCall::kSyncFolder);
+        EXPECT_EQ(Find(calls, FsCall::kWriteAt, journal_write + 1), linked + 2)
+            << "the mark is the file's first write, right after the journal is durable";
+        EXPECT_EQ(calls[calls.size() - 2], FsCall::kUnlink);
+      } else {
+        const size_t mapped = Find(calls, FsCall::kMap);
+        EXPECT_LT(Find(calls, FsCall::kSyncFile), mapped);
+        EXPECT_LT(mapped, linked);
+      }
     }
   }
 }
