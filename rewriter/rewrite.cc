@@ -7,6 +7,7 @@
 
 #include "rewriter/bundle/bundle_writer.h"
 #include "rewriter/io/file_io.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/patch/name_patch.h"
 #include "rewriter/patch/patched_bytes.h"
 #include "rewriter/patch/rewrite_check.h"
@@ -29,9 +30,10 @@ void Say(const RewriteRequest& request, const std::string& line) {
 
 // Takes the writer lock and rolls back an interrupted rewrite first.
 Result<WriterLock> LockForWriting(const RewriteRequest& request) {
-  Result<WriterLock> lock = WriterLock::Acquire(request.input, [&] {
-    Say(request, "another pteshare is writing this file; waiting for it to finish");
-  });
+  Result<WriterLock> lock = WriterLock::Acquire(
+      request.input,
+      [&] { Say(request, "another pteshare is writing this file; waiting for it to finish"); },
+      OrReal(request.file_system));
   if (!lock.ok()) return lock.error();
   Result<Recovery> recovery = RecoverLocked(*lock);
   if (!recovery.ok()) return recovery.error();
@@ -77,7 +79,7 @@ Result<uint64_t> WriteBundle(const RewriteRequest& request, const std::optional<
   if (request.in_place && patch.empty()) return program.file.bundle()->file_size;
   std::optional<UniqueFd> source;
   if (!lock) {
-    Result<UniqueFd> opened = OpenFd(request.input, O_RDONLY);
+    Result<UniqueFd> opened = OrReal(request.file_system).OpenChecked(request.input, O_RDONLY);
     if (!opened.ok()) return opened.error();
     source.emplace(std::move(opened).value());
   }
@@ -92,6 +94,7 @@ Result<uint64_t> Write(const RewriteRequest& request, const std::optional<Writer
   WriteOptions options;
   options.verbose = request.verbose;
   options.progress = request.say;
+  options.file_system = request.file_system;
   if (program.file.bundle()) return WriteBundle(request, lock, program, patch, plan, options);
   const PteLayout& before = program.file.layout();
   Status written = Status::Ok();
@@ -104,7 +107,7 @@ Result<uint64_t> Write(const RewriteRequest& request, const std::optional<Writer
   } else if (lock) {  // OUT is the input: a copy renamed over it
     written = WritePatchedCopy(lock->fd(), before, patch, plan, request.output, options);
   } else {
-    Result<UniqueFd> source = OpenFd(request.input, O_RDONLY);
+    Result<UniqueFd> source = OrReal(request.file_system).OpenChecked(request.input, O_RDONLY);
     if (!source.ok()) return source.error();
     written = WritePatchedCopy(source->get(), before, patch, plan, request.output, options);
   }

@@ -33,6 +33,10 @@
 
 namespace pteshare {
 
+// io/file_system.h: only a pointer here, so the installed headers need not
+// carry the seam (a front end passes null).
+class FileSystem;
+
 /// A plan and what its verification found. An empty `violations` is a
 /// plan that may be written; otherwise it is a pteshare bug, shown by
 /// `pteshare plan` and refused by every writer.
@@ -77,6 +81,10 @@ struct RewriteRequest {
   /// `verbose` every step of the writer. May be empty.
   std::function<void(const std::string&)> say;
   bool verbose = false;
+  /// What the writer (its lock, journal, new file and writes) goes
+  /// through: null is the real file system; tests pass one that fails a
+  /// chosen call (file_system.h). Reading the program stays real.
+  FileSystem* file_system = nullptr;
 };
 
 /// What a rewrite did.

@@ -6,6 +6,7 @@
 
 #include "rewriter/bundle/bundle_builder.h"
 #include "rewriter/io/file_io.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/patch/patched_bytes.h"
 #include "rewriter/patch/rewrite_check.h"
 #include "rewriter/program/bundle.h"
@@ -49,9 +50,10 @@ Result<uint64_t> WriteRewrittenBundle(const PteFile& input, int source_fd, const
   if (!rewritten.ok()) return rewritten.error();
   const std::vector<uint8_t>& bundle = rewritten->bundle;
   NewFileSteps steps;
-  steps.fill = [&](int fd) { return WriteAt(fd, 0, bundle); };
+  FileSystem& files = OrReal(options.file_system);
+  steps.fill = [&](int fd) { return files.WriteAt(fd, 0, bundle); };
   steps.check = [&](int fd) -> Status {
-    Result<ReadOnlyMapping> mapping = ReadOnlyMapping::Map(fd);
+    Result<ReadOnlyMapping> mapping = files.Map(fd);
     if (!mapping.ok()) return mapping.error();
     return CheckRewrittenBundle(mapping->bytes(), input, *rewritten, patch, plan);
   };
@@ -64,7 +66,7 @@ Result<uint64_t> WriteRewrittenBundle(const PteFile& input, int source_fd, const
                      std::to_string(rewritten->program.size()) +
                      " bytes), the bundle serialised again");
   }
-  Status written = WriteNewFile(out, source_fd, steps);
+  Status written = WriteNewFile(out, source_fd, steps, files);
   if (!written.ok()) return written.error();
   return static_cast<uint64_t>(bundle.size());
 }

@@ -14,6 +14,8 @@
 #include <new>
 #include <vector>
 
+#include "rewriter/io/file_system.h"
+
 namespace pteshare {
 namespace {
 
@@ -92,9 +94,8 @@ Result<std::filesystem::path> ResolveLinks(const std::filesystem::path& path) {
 }
 
 Result<UniqueFd> OpenFd(const std::filesystem::path& path, int flags, unsigned mode) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC, static_cast<mode_t>(mode));
-  if (fd < 0) return SystemError("cannot open " + path.string());
-  return UniqueFd(fd);
+  // One open and one wording for it, the seam's (file_system.h).
+  return RealFileSystem::Instance().OpenChecked(path, flags, mode);
 }
 
 Result<uint64_t> FileSize(int fd) {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "rewriter/io/file_io.h"
-
 namespace pteshare {
 
 FileGap GapFor(const PatchSet& patch) {
@@ -11,13 +9,13 @@ FileGap GapFor(const PatchSet& patch) {
 }
 
 Result<std::vector<ByteOverwrite>> WritesAroundGap(int fd, const PatchSet& patch,
-                                                   const FileGap& gap) {
+                                                   const FileGap& gap, FileSystem& files) {
   const uint64_t from = gap.offset, to = patch.new_segment_base_offset;
   ByteOverwrite region{from, std::vector<uint8_t>(to - from, 0)};
   // The flatbuffer's own bytes in the region; the rest is zeros.
   if (patch.old_program_size > from) {
-    Status read =
-        ReadAt(fd, from, std::span<uint8_t>(region.bytes).first(patch.old_program_size - from));
+    Status read = files.ReadAt(
+        fd, from, std::span<uint8_t>(region.bytes).first(patch.old_program_size - from));
     if (!read.ok()) return read.error();
   }
   std::vector<ByteOverwrite> writes;

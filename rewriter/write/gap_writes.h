@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/write/insert_range.h"
 
@@ -26,6 +27,7 @@ FileGap GapFor(const PatchSet& patch);
 /// result once `gap` is open, sorted by offset, in the coordinates of the
 /// file with the gap open.
 Result<std::vector<ByteOverwrite>> WritesAroundGap(int fd, const PatchSet& patch,
-                                                   const FileGap& gap);
+                                                   const FileGap& gap,
+                                                   FileSystem& files = RealFileSystem::Instance());
 
 }  // namespace pteshare

@@ -8,8 +8,6 @@
 #include <cstring>
 #include <string>
 
-#include "rewriter/io/file_io.h"
-
 namespace pteshare {
 namespace {
 
@@ -21,37 +19,36 @@ bool CannotInsertHere(int err) { return err == EOPNOTSUPP || err == ENOSYS || er
 
 }  // namespace
 
-Result<GapOpened> OpenGap(int fd, const FileGap& gap, uint64_t file_size) {
+Result<GapOpened> OpenGap(int fd, const FileGap& gap, uint64_t file_size, FileSystem& files) {
   if (gap.offset >= file_size) {
     // Nothing lies after the gap: growing the file opens it.
-    Status grown = Truncate(fd, gap.offset + gap.length);
+    Status grown = files.Truncate(fd, gap.offset + gap.length);
     if (!grown.ok()) return grown.error();
     return GapOpened::kInserted;
   }
-  if (::fallocate(fd, FALLOC_FL_INSERT_RANGE, static_cast<off_t>(gap.offset),
-                  static_cast<off_t>(gap.length)) == 0) {
-    return GapOpened::kInserted;
-  }
-  if (CannotInsertHere(errno)) return GapOpened::kUnsupported;
-  return Error{"inserting " + Describe(gap) + " failed: " + std::strerror(errno)};
+  const int err = files.Allocate(fd, FALLOC_FL_INSERT_RANGE, gap.offset, gap.length);
+  if (err == 0) return GapOpened::kInserted;
+  if (CannotInsertHere(err)) return GapOpened::kUnsupported;
+  return Error{"inserting " + Describe(gap) + " failed: " + std::strerror(err)};
 }
 
-Status CloseGap(int fd, const FileGap& gap, uint64_t size_without) {
-  if (gap.offset >= size_without) return Truncate(fd, size_without);
-  if (::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, static_cast<off_t>(gap.offset),
-                  static_cast<off_t>(gap.length)) != 0) {
-    return Error{"removing the inserted " + Describe(gap) + " failed: " + std::strerror(errno)};
+Status CloseGap(int fd, const FileGap& gap, uint64_t size_without, FileSystem& files) {
+  if (gap.offset >= size_without) return files.Truncate(fd, size_without);
+  if (const int err = files.Allocate(fd, FALLOC_FL_COLLAPSE_RANGE, gap.offset, gap.length);
+      err != 0) {
+    return Error{"removing the inserted " + Describe(gap) + " failed: " + std::strerror(err)};
   }
   return Status::Ok();
 }
 
-Status ReadAsIfOpen(int fd, const FileGap& gap, uint64_t offset, std::span<uint8_t> bytes) {
+Status ReadAsIfOpen(int fd, const FileGap& gap, uint64_t offset, std::span<uint8_t> bytes,
+                    FileSystem& files) {
   const uint64_t end = offset + bytes.size();
   const uint64_t gap_end = gap.offset + gap.length;
   // Below the gap: where it is now.
   if (offset < gap.offset) {
     const uint64_t n = std::min(end, gap.offset) - offset;
-    Status read = ReadAt(fd, offset, bytes.first(n));
+    Status read = files.ReadAt(fd, offset, bytes.first(n));
     if (!read.ok()) return read;
   }
   // Inside: zeros.
@@ -63,7 +60,7 @@ Status ReadAsIfOpen(int fd, const FileGap& gap, uint64_t offset, std::span<uint8
   // Above: `length` lower now.
   if (end > gap_end) {
     const uint64_t from = std::max(offset, gap_end);
-    return ReadAt(fd, from - gap.length, bytes.subspan(from - offset));
+    return files.ReadAt(fd, from - gap.length, bytes.subspan(from - offset));
   }
   return Status::Ok();
 }

@@ -13,6 +13,7 @@
 #include <span>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 
 namespace pteshare {
 
@@ -37,14 +38,17 @@ enum class GapOpened {
 /// of the file is made by growing it. kUnsupported for the errors that mean
 /// "not on this filesystem" (EOPNOTSUPP, ENOSYS, EINVAL for a block size
 /// that does not divide 4096); other errors are returned.
-Result<GapOpened> OpenGap(int fd, const FileGap& gap, uint64_t file_size);
+Result<GapOpened> OpenGap(int fd, const FileGap& gap, uint64_t file_size,
+                          FileSystem& files = RealFileSystem::Instance());
 
 /// Removes `gap` from `fd`, whose size without the gap is `size_without`:
 /// FALLOC_FL_COLLAPSE_RANGE, or truncation when the gap was at the end.
-Status CloseGap(int fd, const FileGap& gap, uint64_t size_without);
+Status CloseGap(int fd, const FileGap& gap, uint64_t size_without,
+                FileSystem& files = RealFileSystem::Instance());
 
 /// Reads [offset, offset + bytes.size()) of `fd` as it will read once `gap`
 /// is open (zeros inside the gap), without opening it.
-Status ReadAsIfOpen(int fd, const FileGap& gap, uint64_t offset, std::span<uint8_t> bytes);
+Status ReadAsIfOpen(int fd, const FileGap& gap, uint64_t offset, std::span<uint8_t> bytes,
+                    FileSystem& files = RealFileSystem::Instance());
 
 }  // namespace pteshare

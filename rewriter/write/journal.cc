@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -68,20 +69,20 @@ class Reader {
   size_t at_ = 0;
 };
 
-Result<Journal> ReadJournalFile(const fs::path& path, uint64_t max_bytes) {
-  Result<std::vector<uint8_t>> bytes = ReadBoundedRegularFile(path, max_bytes);
+Result<Journal> ReadJournalFile(const fs::path& path, uint64_t max_bytes, FileSystem& files) {
+  Result<std::vector<uint8_t>> bytes = files.ReadBoundedRegularFile(path, max_bytes);
   if (!bytes.ok()) return bytes.error();
   return DecodeJournal(*bytes);
 }
 
 // The program size the open file `fd` declares (extended header, else its
 // size), capped by the file size: what bounds its journal.
-uint64_t DeclaredProgramSize(int fd) {
-  Result<uint64_t> size = FileSize(fd);
+uint64_t DeclaredProgramSize(int fd, FileSystem& files) {
+  Result<uint64_t> size = files.FileSize(fd);
   if (!size.ok()) return 0;
   uint8_t head[PteConstants::kHeaderOffset + PteConstants::kHeaderLengthWithDataSize] = {};
   const uint64_t n = std::min<uint64_t>(*size, sizeof head);
-  if (!ReadAt(fd, 0, {head, static_cast<size_t>(n)}).ok()) return *size;
+  if (!files.ReadAt(fd, 0, {head, static_cast<size_t>(n)}).ok()) return *size;
   Result<ExtendedHeader> header = ReadExtendedHeader({head, static_cast<size_t>(n)});
   if (!header.ok() || !header->present) return *size;
   return std::min(header->program_size, *size);
@@ -186,7 +187,8 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
   return journal;
 }
 
-Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_t program_size) {
+Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_t program_size,
+                           FileSystem& files) {
   std::vector<uint8_t> bytes = EncodeJournal(journal);
   if (bytes.size() > MaxJournalBytes(program_size)) {
     return Error{"the journal would be " + std::to_string(bytes.size()) +
@@ -197,11 +199,11 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
   // kill while writing leaves no file behind. Readable by whoever may read
   // the file, so a reader who cannot roll it back can be told what it holds.
   struct stat st;
-  const unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 0666) : 0600;
-  Result<PendingFile> pending = PendingFile::Create(JournalPath(file), mode);
+  const unsigned mode = files.StatPath(file, &st) == 0 ? (st.st_mode & 0666) : 0600;
+  Result<PendingFile> pending = PendingFile::Create(JournalPath(file), mode, files);
   if (!pending.ok()) return Error{"cannot create the journal: " + pending.error().message};
-  Status written = WriteAt(pending->fd(), 0, bytes);
-  if (written.ok()) written = SyncFile(pending->fd());
+  Status written = files.WriteAt(pending->fd(), 0, bytes);
+  if (written.ok()) written = files.SyncFile(pending->fd());
   if (!written.ok()) return Error{"cannot write the journal: " + written.error().message};
   Status published = pending->Publish(/*replace=*/false);
   if (!published.ok())
@@ -209,11 +211,12 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
   return Status::Ok();
 }
 
-Status RemoveJournalDurably(const fs::path& file) {
-  std::error_code ec;
-  fs::remove(JournalPath(file), ec);
-  if (ec) return Error{"cannot delete the journal: " + ec.message()};
-  return SyncFolderOf(file);
+Status RemoveJournalDurably(const fs::path& file, FileSystem& files) {
+  // A journal already gone is no error (as std::filesystem::remove has it).
+  if (const int err = files.Unlink(JournalPath(file)); err != 0 && err != ENOENT) {
+    return Error{std::string("cannot delete the journal: ") + std::strerror(err)};
+  }
+  return files.SyncFolderOf(file);
 }
 
 namespace {
@@ -249,7 +252,7 @@ std::string RangeProblem(const Journal& journal, size_t i, const std::string& wh
 // is written there before it opens); below it, old or new (the writer makes
 // the gap durable before writing there, but a rollback may have been cut
 // short after closing it); the gap's own bytes do not exist.
-Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
+Status CheckClosedGap(int fd, const Journal& journal, size_t i, FileSystem& files) {
   const JournalRange& r = journal.ranges[i];
   const FileGap& gap = *journal.gap;
   for (uint64_t k = 0; k < r.old_bytes.size(); ++k) {
@@ -257,7 +260,7 @@ Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
     if (at >= gap.offset && at < gap.offset + gap.length) continue;
     const uint64_t now_at = at < gap.offset ? at : at - gap.length;
     uint8_t now = 0;
-    Status read = ReadAt(fd, now_at, {&now, 1});
+    Status read = files.ReadAt(fd, now_at, {&now, 1});
     if (!read.ok()) return read;
     if (now == r.old_bytes[k] || (at < gap.offset && now == r.new_bytes[k]) ||
         MarkByteAt(journal, /*gap_open=*/false, now_at) == now) {
@@ -270,12 +273,12 @@ Status CheckClosedGap(int fd, const Journal& journal, size_t i) {
 
 // The identifier bytes, where no range covers them (every rewrite but one
 // whose gap opens at byte 0): the recorded identifier or the mark.
-Status CheckIdentifier(int fd, const Journal& journal, bool gap_open) {
+Status CheckIdentifier(int fd, const Journal& journal, bool gap_open, FileSystem& files) {
   if (!journal.identifier || (gap_open && journal.gap->offset <= kIdentifierAt)) {
     return Status::Ok();
   }
   std::array<uint8_t, 4> now{};
-  Status read = ReadAt(fd, kIdentifierAt, now);
+  Status read = files.ReadAt(fd, kIdentifierAt, now);
   if (!read.ok()) return read;
   if (now == *journal.identifier || now == RewritingMark()) return Status::Ok();
   return Error{"the file's identifier is '" + pte_header::Printable(now.data()) +
@@ -287,9 +290,9 @@ Status CheckIdentifier(int fd, const Journal& journal, bool gap_open) {
 // from `old_bytes`, except those `skip` says: a byte already right costs no
 // write, so no block is allocated for it (a full disk cannot stop this).
 Status WriteBackDiffering(int fd, uint64_t offset, std::span<const uint8_t> old_bytes,
-                          const std::function<bool(uint64_t at)>& skip) {
+                          const std::function<bool(uint64_t at)>& skip, FileSystem& files) {
   std::vector<uint8_t> now(old_bytes.size());
-  Status read = ReadAt(fd, offset, now);
+  Status read = files.ReadAt(fd, offset, now);
   if (!read.ok()) return read;
   size_t k = 0;
   while (k < now.size()) {
@@ -299,7 +302,7 @@ Status WriteBackDiffering(int fd, uint64_t offset, std::span<const uint8_t> old_
     }
     size_t end = k + 1;
     while (end < now.size() && now[end] != old_bytes[end] && !skip(offset + end)) ++end;
-    Status written = WriteAt(fd, offset + k, old_bytes.subspan(k, end - k));
+    Status written = files.WriteAt(fd, offset + k, old_bytes.subspan(k, end - k));
     if (!written.ok()) return written;
     k = end;
   }
@@ -308,8 +311,8 @@ Status WriteBackDiffering(int fd, uint64_t offset, std::span<const uint8_t> old_
 
 }  // namespace
 
-Status CheckJournalBelongs(int fd, const Journal& journal) {
-  Result<uint64_t> size = FileSize(fd);
+Status CheckJournalBelongs(int fd, const Journal& journal, FileSystem& files) {
+  Result<uint64_t> size = files.FileSize(fd);
   if (!size.ok()) return size.error();
   if (*size != journal.old_file_size && *size != journal.new_file_size) {
     return Error{"the file is " + std::to_string(*size) +
@@ -318,19 +321,19 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
                  std::to_string(journal.new_file_size) + " after the rewrite)"};
   }
   const bool gap_open = GapOpen(journal, *size);
-  Status identifier = CheckIdentifier(fd, journal, gap_open);
+  Status identifier = CheckIdentifier(fd, journal, gap_open, files);
   if (!identifier.ok()) return identifier;
   for (size_t i = 0; i < journal.ranges.size(); ++i) {
     const JournalRange& r = journal.ranges[i];
     if (journal.gap && !gap_open) {
-      Status closed = CheckClosedGap(fd, journal, i);
+      Status closed = CheckClosedGap(fd, journal, i, files);
       if (!closed.ok()) return closed;
       continue;
     }
     if (r.offset >= *size) continue;  // past the end of a file not yet grown
     const uint64_t present = std::min<uint64_t>(r.new_bytes.size(), *size - r.offset);
     std::vector<uint8_t> now(present);
-    Status read = ReadAt(fd, r.offset, now);
+    Status read = files.ReadAt(fd, r.offset, now);
     if (!read.ok()) return read.error();
     for (uint64_t k = 0; k < present; ++k) {
       const bool is_new = now[k] == r.new_bytes[k];
@@ -344,8 +347,8 @@ Status CheckJournalBelongs(int fd, const Journal& journal) {
   return Status::Ok();
 }
 
-Status RollBack(int fd, const Journal& journal) {
-  Result<uint64_t> size = FileSize(fd);
+Status RollBack(int fd, const Journal& journal, FileSystem& files) {
+  Result<uint64_t> size = files.FileSize(fd);
   if (!size.ok()) return size.error();
   const bool gap_open = GapOpen(journal, *size);
   const bool gap_closed = journal.gap && !gap_open;
@@ -362,52 +365,53 @@ Status RollBack(int fd, const Journal& journal) {
       old_bytes =
           old_bytes.first(std::min<uint64_t>(old_bytes.size(), journal.gap->offset - r.offset));
     }
-    Status written = WriteBackDiffering(fd, r.offset, old_bytes, skip);
+    Status written = WriteBackDiffering(fd, r.offset, old_bytes, skip, files);
     if (!written.ok()) return written;
   }
-  Status synced = SyncFile(fd);
+  Status synced = files.SyncFile(fd);
   if (!synced.ok()) return synced;
   if (gap_open) {
     // The old bytes are durable before the gap closes, so a crash while
     // closing it leaves a file this rollback can start again on.
-    Status closed = CloseGap(fd, *journal.gap, journal.old_file_size);
+    Status closed = CloseGap(fd, *journal.gap, journal.old_file_size, files);
     if (!closed.ok()) return closed;
   } else if (!journal.gap && *size != journal.old_file_size) {
-    Status truncated = Truncate(fd, journal.old_file_size);
+    Status truncated = files.Truncate(fd, journal.old_file_size);
     if (!truncated.ok()) return truncated;
   }
-  synced = SyncFile(fd);
+  synced = files.SyncFile(fd);
   if (!synced.ok() || !journal.identifier) return synced;
   // Last: until now the file said it is neither the input nor the result.
-  Status restored =
-      WriteBackDiffering(fd, kIdentifierAt, *journal.identifier, [](uint64_t) { return false; });
+  Status restored = WriteBackDiffering(
+      fd, kIdentifierAt, *journal.identifier, [](uint64_t) { return false; }, files);
   if (!restored.ok()) return restored;
-  return SyncFile(fd);
+  return files.SyncFile(fd);
 }
 
 Result<Recovery> RecoverLocked(const WriterLock& lock) {
   const fs::path& file = lock.path();
+  FileSystem& files = lock.files();
   const fs::path journal_path = JournalPath(file);
   struct stat st;
-  if (::lstat(journal_path.c_str(), &st) != 0) return Recovery::kNothingToDo;
+  if (files.StatLink(journal_path, &st) != 0) return Recovery::kNothingToDo;
 
   Result<Journal> journal =
-      ReadJournalFile(journal_path, MaxJournalBytes(DeclaredProgramSize(lock.fd())));
+      ReadJournalFile(journal_path, MaxJournalBytes(DeclaredProgramSize(lock.fd(), files)), files);
   if (!journal.ok()) {
     return Error{Describe(journal_path) + " " + journal.error().message +
                  "; refusing to roll back with it (move it away if FILE is known good)"};
   }
-  Status belongs = CheckJournalBelongs(lock.fd(), *journal);
+  Status belongs = CheckJournalBelongs(lock.fd(), *journal, files);
   if (!belongs.ok()) {
     return Error{"stale " + Describe(journal_path) +
                  " does not belong to this file: " + belongs.error().message +
                  "; refusing to apply it (delete it if FILE is known good)"};
   }
-  Status rolled_back = RollBack(lock.fd(), *journal);
+  Status rolled_back = RollBack(lock.fd(), *journal, files);
   if (!rolled_back.ok()) {
     return Error{"rolling back the interrupted rewrite failed: " + rolled_back.error().message};
   }
-  Status removed = RemoveJournalDurably(file);
+  Status removed = RemoveJournalDurably(file, files);
   if (!removed.ok()) return removed.error();
   return Recovery::kRolledBack;
 }
@@ -427,8 +431,9 @@ Result<Recovery> RecoverInterruptedRewrite(const fs::path& file) {
     // The bound comes from the file's header, as for a writer (this process
     // holds no lock on the file here, so a descriptor may come and go).
     Result<UniqueFd> fd = OpenFd(*real, O_RDONLY | O_NONBLOCK);
-    const uint64_t bound = MaxJournalBytes(fd.ok() ? DeclaredProgramSize(fd->get()) : 0);
-    Result<Journal> journal = ReadJournalFile(journal_path, bound);
+    RealFileSystem& files = RealFileSystem::Instance();
+    const uint64_t bound = MaxJournalBytes(fd.ok() ? DeclaredProgramSize(fd->get(), files) : 0);
+    Result<Journal> journal = ReadJournalFile(journal_path, bound, files);
     if (!journal.ok()) {
       return Error{Describe(journal_path) + " " + journal.error().message +
                    "; and this user may not write the file to deal with it (" + why + ")"};

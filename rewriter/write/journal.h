@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/write/insert_range.h"
 #include "rewriter/write/writer_lock.h"
 
@@ -105,19 +106,22 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes);
 
 /// Writes the journal beside `file` durably (see above); it has no name
 /// until it is complete and fsynced (pending_file.h). `program_size`: the
-/// input's, for MaxJournalBytes.
+/// input's, for MaxJournalBytes. Each function here makes its calls through
+/// `files` (file_system.h).
 Status WriteJournalDurably(const std::filesystem::path& file, const Journal& journal,
-                           uint64_t program_size);
+                           uint64_t program_size, FileSystem& files = RealFileSystem::Instance());
 /// Deletes the journal and makes the deletion durable.
-Status RemoveJournalDurably(const std::filesystem::path& file);
+Status RemoveJournalDurably(const std::filesystem::path& file,
+                            FileSystem& files = RealFileSystem::Instance());
 
 /// Checks that `journal` belongs to the open file `fd` (see above); the
 /// error names the first size or range that matches neither.
-Status CheckJournalBelongs(int fd, const Journal& journal);
+Status CheckJournalBelongs(int fd, const Journal& journal,
+                           FileSystem& files = RealFileSystem::Instance());
 /// Writes every old range back (only bytes that differ, nothing inside an
 /// open gap), closes the gap or restores the old size, fsyncs, then writes
 /// the identifier back and fsyncs again. Needs no free space.
-Status RollBack(int fd, const Journal& journal);
+Status RollBack(int fd, const Journal& journal, FileSystem& files = RealFileSystem::Instance());
 
 enum class Recovery { kNothingToDo, kRolledBack };
 
@@ -125,7 +129,8 @@ enum class Recovery { kNothingToDo, kRolledBack };
 /// if its journal is there and refuses a stale one. Only a regular file no
 /// larger than MaxJournalBytes (from the file's header) is read as a
 /// journal; a FIFO, a link or a huge file is a one-line error. Nothing else
-/// is deleted: temporaries are pending_file.h's business.
+/// is deleted: temporaries are pending_file.h's business. Through the
+/// lock's file system.
 Result<Recovery> RecoverLocked(const WriterLock& lock);
 
 /// For readers: if FILE has a journal, takes the writer lock (waiting for

@@ -28,14 +28,17 @@ unsigned DefaultNewFileMode() {
   return 0644;
 }
 
-Status WriteNewFile(const fs::path& out, int source_fd, const NewFileSteps& steps) {
+Status WriteNewFile(const fs::path& out, int source_fd, const NewFileSteps& steps,
+                    FileSystem& files) {
   struct stat source;
-  if (::fstat(source_fd, &source) != 0) return Error{std::string("fstat: ") + strerror(errno)};
-  return WriteNewFileWithMode(out, source.st_mode & 01777, steps);
+  if (const int err = files.StatFd(source_fd, &source); err != 0) {
+    return Error{std::string("fstat: ") + strerror(err)};
+  }
+  return WriteNewFileWithMode(out, source.st_mode & 01777, steps, files);
 }
 
-Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode,
-                            const NewFileSteps& steps) {
+Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode, const NewFileSteps& steps,
+                            FileSystem& files) {
   const auto say = [&](const std::string& line) {
     if (steps.say) steps.say(line);
   };
@@ -44,16 +47,16 @@ Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode,
     return Error{"refusing to write " + out.string() + ": it " + target.error().message};
   const unsigned mode = target->replaced ? target->replaced->mode : new_name_mode;
   CleanAbandonedTemps(target->path);
-  Result<PendingFile> temp = PendingFile::Create(target->path, mode);
+  Result<PendingFile> temp = PendingFile::Create(target->path, mode, files);
   if (!temp.ok()) return temp.error();
   const int fd = temp->fd();
   if (target->replaced) {
-    Status kept = Preserve(fd, *target->replaced);
+    Status kept = Preserve(fd, *target->replaced, files);
     if (!kept.ok()) return kept;
   }
   say("writing a new file for " + target->path.string());
   Status ok = steps.fill(fd);
-  if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) ok = files.SyncFile(fd);
   if (!ok.ok()) return Error{"writing the new file failed: " + ok.error().message};
   Status checked = steps.check(fd);
   if (!checked.ok()) return Error{"refusing to finish: " + checked.error().message};

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 
 namespace pteshare {
 
@@ -27,12 +28,15 @@ struct NewFileSteps {
 };
 
 /// Writes a new file for `out` (see above). `source_fd`: the input, whose
-/// permission bits a new name gets.
-Status WriteNewFile(const std::filesystem::path& out, int source_fd, const NewFileSteps& steps);
+/// permission bits a new name gets. The new file is made, synced and named
+/// through `files` (file_system.h; the inspections of OUT stay real).
+Status WriteNewFile(const std::filesystem::path& out, int source_fd, const NewFileSteps& steps,
+                    FileSystem& files = RealFileSystem::Instance());
 
 /// The same, a new name getting the permission bits `new_name_mode`.
 Status WriteNewFileWithMode(const std::filesystem::path& out, unsigned new_name_mode,
-                            const NewFileSteps& steps);
+                            const NewFileSteps& steps,
+                            FileSystem& files = RealFileSystem::Instance());
 
 /// 0666 less this process's umask: what a plain open(O_CREAT, 0666) gives
 /// a new file (a picture, a report), read without changing the umask.

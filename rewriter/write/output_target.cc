@@ -103,17 +103,20 @@ Result<OutputTarget> InspectOutput(const fs::path& final_name) {
   return target;
 }
 
-Status Preserve(int fd, const ReplacedFile& replaced) {
+Status Preserve(int fd, const ReplacedFile& replaced, FileSystem& files) {
   struct stat now;
-  if (::fstat(fd, &now) != 0) return Error{std::string("fstat failed: ") + std::strerror(errno)};
-  if ((now.st_uid != replaced.uid || now.st_gid != replaced.gid) &&
-      ::fchown(fd, replaced.uid, replaced.gid) != 0) {
-    return Error{"cannot give the new file the owner " + std::to_string(replaced.uid) + ":" +
-                 std::to_string(replaced.gid) + " of the file it replaces (" +
-                 std::strerror(errno) + "); refusing to replace it with a file of another owner"};
+  if (const int err = files.StatFd(fd, &now); err != 0) {
+    return Error{std::string("fstat failed: ") + std::strerror(err)};
   }
-  if (::fchmod(fd, static_cast<mode_t>(replaced.mode)) != 0) {
-    return Error{std::string("cannot set the new file's mode: ") + std::strerror(errno)};
+  if (now.st_uid != replaced.uid || now.st_gid != replaced.gid) {
+    if (const int err = files.ChangeOwner(fd, replaced.uid, replaced.gid); err != 0) {
+      return Error{"cannot give the new file the owner " + std::to_string(replaced.uid) + ":" +
+                   std::to_string(replaced.gid) + " of the file it replaces (" +
+                   std::strerror(err) + "); refusing to replace it with a file of another owner"};
+    }
+  }
+  if (const int err = files.ChangeMode(fd, replaced.mode); err != 0) {
+    return Error{std::string("cannot set the new file's mode: ") + std::strerror(err)};
   }
   return Status::Ok();
 }

@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 
 namespace pteshare {
 
@@ -49,6 +50,7 @@ Result<ReplacedFile> ReplaceableFile(const std::filesystem::path& path);
 /// Gives the open new file `fd` the owner, group and mode of `replaced`
 /// (owner first: chown clears set-id bits). An owner that cannot be kept
 /// (not root, not ours) is an error: the rewrite is refused.
-Status Preserve(int fd, const ReplacedFile& replaced);
+Status Preserve(int fd, const ReplacedFile& replaced,
+                FileSystem& files = RealFileSystem::Instance());
 
 }  // namespace pteshare

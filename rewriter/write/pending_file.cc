@@ -20,7 +20,9 @@ namespace {
 
 constexpr char kTempInfix[] = ".pteshare-tmp-";
 
-Error SystemError(const std::string& what) { return Error{what + ": " + std::strerror(errno)}; }
+Error SystemError(const std::string& what, int err) {
+  return Error{what + ": " + std::strerror(err)};
+}
 
 fs::path FolderOf(const fs::path& file) {
   fs::path folder = file.parent_path();
@@ -34,8 +36,8 @@ std::string TempPrefix(const fs::path& final_path) {
 // A write lock on the whole file (file_io.h): it stays while this process
 // lives (whatever else it closes) and the kernel drops it when the process
 // dies, which is how CleanAbandonedTemps tells a live writer's file from a
-// dead one's.
-bool LockOwnFile(int fd) { return LockWholeFile(fd, LockWait::kTry) == 0; }
+// dead one's. 0 or the errno.
+int LockOwnFile(FileSystem& files, int fd) { return files.LockWholeFile(fd, LockWait::kTry); }
 
 bool LockedBySomeone(int fd) {
   struct flock probe {};
@@ -51,54 +53,58 @@ fs::path AbandonedTempName(const fs::path& final_path, unsigned long long ino) {
   return FolderOf(final_path) / (TempPrefix(final_path) + std::to_string(ino));
 }
 
-Result<PendingFile> PendingFile::Create(const fs::path& final_path, unsigned mode) {
+Result<PendingFile> PendingFile::Create(const fs::path& final_path, unsigned mode,
+                                        FileSystem& files) {
   PendingFile file;
+  file.files_ = &files;
   file.final_path_ = final_path;
   const mode_t permissions = static_cast<mode_t>(mode) & 01777;  // never set-id
-  int fd = ::open(FolderOf(final_path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, permissions);
-  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+  int err = files.Open(FolderOf(final_path), O_TMPFILE | O_RDWR, permissions, &file.fd_);
+  if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) {
     // No O_TMPFILE here: a unique name first, then the recognisable one.
     static std::atomic<unsigned> counter{0};
     const fs::path unique =
         FolderOf(final_path) / (TempPrefix(final_path) + "new-" + std::to_string(::getpid()) + "-" +
                                 std::to_string(counter++));
-    fd = ::open(unique.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, permissions);
-    if (fd < 0)
-      return SystemError("cannot create a temporary file in " + FolderOf(final_path).string());
-    file.fd_ = UniqueFd(fd);
+    err = files.Open(unique, O_RDWR | O_CREAT | O_EXCL, permissions, &file.fd_);
+    if (err != 0) {
+      return SystemError("cannot create a temporary file in " + FolderOf(final_path).string(), err);
+    }
     struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      ::unlink(unique.c_str());
-      return SystemError("fstat failed");
+    if (err = files.StatFd(file.fd(), &st); err != 0) {
+      files.Unlink(unique);
+      return SystemError("fstat failed", err);
     }
     file.named_temp_ = AbandonedTempName(final_path, st.st_ino);
-    if (::rename(unique.c_str(), file.named_temp_.c_str()) != 0) {
-      ::unlink(unique.c_str());
-      return SystemError("cannot rename the temporary file");
+    if (err = files.Rename(unique, file.named_temp_); err != 0) {
+      files.Unlink(unique);
+      return SystemError("cannot rename the temporary file", err);
     }
-  } else if (fd < 0) {
-    return SystemError("cannot create a temporary file in " + FolderOf(final_path).string());
-  } else {
-    file.fd_ = UniqueFd(fd);
+  } else if (err != 0) {
+    return SystemError("cannot create a temporary file in " + FolderOf(final_path).string(), err);
   }
   // umask may have narrowed the mode; the caller asked for exactly this.
-  if (::fchmod(file.fd(), permissions) != 0)
-    return SystemError("cannot set the temporary file's mode");
-  if (!LockOwnFile(file.fd())) return SystemError("cannot lock the temporary file");
+  if (err = files.ChangeMode(file.fd(), permissions); err != 0) {
+    return SystemError("cannot set the temporary file's mode", err);
+  }
+  if (err = LockOwnFile(files, file.fd()); err != 0) {
+    return SystemError("cannot lock the temporary file", err);
+  }
   return file;
 }
 
 PendingFile::~PendingFile() {
-  if (!published_ && !named_temp_.empty()) ::unlink(named_temp_.c_str());
+  if (!published_ && !named_temp_.empty()) files_->Unlink(named_temp_);
 }
 
 Status PendingFile::LinkAs(const fs::path& name) {
   // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for anyone.
-  if (::linkat(fd(), "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0) return Status::Ok();
-  if (errno != ENOENT && errno != EPERM) return SystemError("cannot link " + name.string());
+  int err = files_->LinkAt(fd(), "", name, AT_EMPTY_PATH);
+  if (err == 0) return Status::Ok();
+  if (err != ENOENT && err != EPERM) return SystemError("cannot link " + name.string(), err);
   const std::string proc = "/proc/self/fd/" + std::to_string(fd());
-  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-    return SystemError("cannot link " + name.string());
+  if (err = files_->LinkAt(AT_FDCWD, proc, name, AT_SYMLINK_FOLLOW); err != 0) {
+    return SystemError("cannot link " + name.string(), err);
   }
   return Status::Ok();
 }
@@ -109,10 +115,11 @@ Status PendingFile::Publish(bool replace) {
       Status linked = LinkAs(final_path_);
       if (!linked.ok()) return linked;
       published_ = true;
-      return SyncFolderOf(final_path_);
+      return files_->SyncFolderOf(final_path_);
     }
     struct stat st;
-    if (::fstat(fd(), &st) != 0) return SystemError("fstat failed");
+    if (const int err = files_->StatFd(fd(), &st); err != 0)
+      return SystemError("fstat failed", err);
     const fs::path temp = AbandonedTempName(final_path_, st.st_ino);
     Status linked = LinkAs(temp);
     if (!linked.ok()) return linked;
@@ -121,15 +128,16 @@ Status PendingFile::Publish(bool replace) {
   }
   if (!replace) {
     // Without O_TMPFILE: link(2) refuses an existing name as linkat does.
-    if (::link(named_temp_.c_str(), final_path_.c_str()) != 0) {
-      return SystemError("cannot link " + final_path_.string());
+    if (const int err = files_->Link(named_temp_, final_path_); err != 0) {
+      return SystemError("cannot link " + final_path_.string(), err);
     }
-    ::unlink(named_temp_.c_str());
-  } else if (::rename(named_temp_.c_str(), final_path_.c_str()) != 0) {
-    return SystemError("cannot rename " + named_temp_.string() + " to " + final_path_.string());
+    files_->Unlink(named_temp_);
+  } else if (const int err = files_->Rename(named_temp_, final_path_); err != 0) {
+    return SystemError("cannot rename " + named_temp_.string() + " to " + final_path_.string(),
+                       err);
   }
   published_ = true;
-  return SyncFolderOf(final_path_);
+  return files_->SyncFolderOf(final_path_);
 }
 
 size_t CleanAbandonedTemps(const fs::path& final_path) {

@@ -25,14 +25,17 @@
 
 #include "rewriter/base/result.h"
 #include "rewriter/io/file_io.h"
+#include "rewriter/io/file_system.h"
 
 namespace pteshare {
 
 class PendingFile {
  public:
   /// A new, empty, read-write file beside `final_path` with permissions
-  /// `mode` (set-id bits are never given).
-  static Result<PendingFile> Create(const std::filesystem::path& final_path, unsigned mode);
+  /// `mode` (set-id bits are never given). Every call it makes, to its
+  /// last unlink, goes through `files`, which must outlive it.
+  static Result<PendingFile> Create(const std::filesystem::path& final_path, unsigned mode,
+                                    FileSystem& files = RealFileSystem::Instance());
 
   PendingFile(PendingFile&&) noexcept = default;
   PendingFile& operator=(PendingFile&&) = delete;
@@ -48,6 +51,7 @@ class PendingFile {
   PendingFile() = default;
   Status LinkAs(const std::filesystem::path& name);
 
+  FileSystem* files_ = nullptr;
   std::filesystem::path final_path_;
   std::filesystem::path named_temp_;  // set while the file has a temporary name
   UniqueFd fd_;

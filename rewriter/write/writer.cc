@@ -35,12 +35,12 @@ std::string MiB(uint64_t bytes) {
   return text;
 }
 
-Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
-                          const WriteOptions& options) {
-  if (!patch.segments_move()) return CopyRange(source, 0, temp, 0, patch.old_file_size);
+Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch, const WriteOptions& options,
+                          FileSystem& files) {
+  if (!patch.segments_move()) return files.CopyRange(source, 0, temp, 0, patch.old_file_size, {});
   // The flatbuffer stays where it is; the old slack is dropped (zeros
   // follow the appended bytes up to the new segment base).
-  Status head = CopyRange(source, 0, temp, 0, patch.old_program_size);
+  Status head = files.CopyRange(source, 0, temp, 0, patch.old_program_size, {});
   if (!head.ok()) return head;
   const uint64_t segment_bytes = patch.old_file_size - patch.old_segment_base_offset;
   const bool report = segment_bytes > options.report_moves_over;
@@ -48,34 +48,35 @@ Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch,
       "moving " + MiB(segment_bytes) + " of segment data up by " +
           std::to_string(patch.segment_shift()) + " bytes");
   uint64_t next_report = segment_bytes / 10;
-  return CopyRange(source, patch.old_segment_base_offset, temp, patch.new_segment_base_offset,
-                   segment_bytes, [&](uint64_t copied) {
-                     MaybeCrashAt("during-segment-move");
-                     if (copied >= next_report && copied < segment_bytes) {
-                       Say(options, report,
-                           "  " + std::to_string(copied * 100 / segment_bytes) + "% moved");
-                       next_report = copied + segment_bytes / 10;
-                     }
-                   });
+  return files.CopyRange(source, patch.old_segment_base_offset, temp, patch.new_segment_base_offset,
+                         segment_bytes, [&](uint64_t copied) {
+                           MaybeCrashAt("during-segment-move");
+                           if (copied >= next_report && copied < segment_bytes) {
+                             Say(options, report,
+                                 "  " + std::to_string(copied * 100 / segment_bytes) + "% moved");
+                             next_report = copied + segment_bytes / 10;
+                           }
+                         });
 }
 
 // Reads what `fd` holds at an offset, zeros past its first `size` bytes
 // (what a file grown to hold a write has there before the write).
-ReadFileBytes ReadOrZeros(int fd, uint64_t size) {
-  return [fd, size](uint64_t offset, std::span<uint8_t> into) {
+ReadFileBytes ReadOrZeros(int fd, uint64_t size, FileSystem& files) {
+  return [fd, size, &files](uint64_t offset, std::span<uint8_t> into) {
     std::fill(into.begin(), into.end(), uint8_t{0});
     if (offset >= size) return Status::Ok();
-    return ReadAt(fd, offset, into.first(std::min<uint64_t>(into.size(), size - offset)));
+    return files.ReadAt(fd, offset, into.first(std::min<uint64_t>(into.size(), size - offset)));
   };
 }
 
 // Writes the new bytes of the runs [first, last), in that order.
 template <typename RunIterator>
-Status WriteRuns(int fd, RunIterator first, RunIterator last, bool crash_points) {
+Status WriteRuns(int fd, RunIterator first, RunIterator last, bool crash_points,
+                 FileSystem& files) {
   size_t written = 0;
   for (; first != last; ++first) {
     const WriteRun& run = *first;
-    Status ok = WriteAt(fd, run.offset, run.after);
+    Status ok = files.WriteAt(fd, run.offset, run.after);
     if (!ok.ok()) return ok;
     if (crash_points) MaybeCrashAfterPatch(++written);
   }
@@ -83,16 +84,17 @@ Status WriteRuns(int fd, RunIterator first, RunIterator last, bool crash_points)
 }
 
 // -o: the new file already holds the unchanged bytes at their places.
-Status WriteInRuns(int fd, const std::vector<ByteOverwrite>& writes) {
-  Result<uint64_t> size = FileSize(fd);
+Status WriteInRuns(int fd, const std::vector<ByteOverwrite>& writes, FileSystem& files) {
+  Result<uint64_t> size = files.FileSize(fd);
   if (!size.ok()) return size.error();
-  Result<std::vector<WriteRun>> runs = JoinIntoRuns(writes, ReadOrZeros(fd, *size));
+  Result<std::vector<WriteRun>> runs = JoinIntoRuns(writes, ReadOrZeros(fd, *size, files));
   if (!runs.ok()) return runs.error();
-  return WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/false);
+  return WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/false, files);
 }
 
-Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const Plan& plan) {
-  Result<ReadOnlyMapping> mapping = ReadOnlyMapping::Map(fd);
+Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const Plan& plan,
+                   FileSystem& files) {
+  Result<ReadOnlyMapping> mapping = files.Map(fd);
   if (!mapping.ok()) return mapping.error();
   return CheckRewrittenFile(mapping->bytes(), before, patch, plan);
 }
@@ -100,17 +102,17 @@ Status CheckOnDisk(int fd, const PteLayout& before, const PatchSet& patch, const
 // The new file is built as new_file.h builds every new file: without a
 // name, checked, then linked as OUT or renamed over it.
 Status WriteCopyTo(int source_fd, const PteLayout& before, const PatchSet& patch, const Plan& plan,
-                   const fs::path& out, const WriteOptions& options) {
+                   const fs::path& out, const WriteOptions& options, FileSystem& files) {
   NewFileSteps steps;
   steps.fill = [&](int fd) {
-    Status ok = Truncate(fd, patch.new_file_size);
-    if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options);
-    if (ok.ok()) ok = WriteInRuns(fd, patch.AllWrites());
+    Status ok = files.Truncate(fd, patch.new_file_size);
+    if (ok.ok()) ok = CopyUnchangedBytes(source_fd, fd, patch, options, files);
+    if (ok.ok()) ok = WriteInRuns(fd, patch.AllWrites(), files);
     return ok;
   };
-  steps.check = [&](int fd) { return CheckOnDisk(fd, before, patch, plan); };
+  steps.check = [&](int fd) { return CheckOnDisk(fd, before, patch, plan, files); };
   steps.say = [&](const std::string& line) { Say(options, false, line); };
-  return WriteNewFile(out, source_fd, steps);
+  return WriteNewFile(out, source_fd, steps, files);
 }
 
 // The journal: old and new bytes of every write, before any write happens,
@@ -153,9 +155,10 @@ void KeepMark(std::vector<WriteRun>& runs) {
 }
 
 // A failed in-place rewrite: roll back, or say that the journal stays.
-Status Failed(int fd, const fs::path& file, const Journal& journal, const Status& failure) {
-  Status rolled_back = RollBack(fd, journal);
-  if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file);
+Status Failed(int fd, const fs::path& file, const Journal& journal, const Status& failure,
+              FileSystem& files) {
+  Status rolled_back = RollBack(fd, journal, files);
+  if (rolled_back.ok()) rolled_back = RemoveJournalDurably(file, files);
   if (!rolled_back.ok()) {
     return Error{failure.error().message + "; rolling back failed too (" +
                  rolled_back.error().message + "): the journal " + JournalPath(file).string() +
@@ -168,14 +171,17 @@ Status Failed(int fd, const fs::path& file, const Journal& journal, const Status
 
 Status WritePatchedCopy(int source_fd, const PteLayout& before, const PatchSet& patch,
                         const Plan& plan, const fs::path& out, const WriteOptions& options) {
-  return WriteCopyTo(source_fd, before, patch, plan, out, options);
+  return WriteCopyTo(source_fd, before, patch, plan, out, options, OrReal(options.file_system));
 }
 
 Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, const PatchSet& patch,
                            const Plan& plan, const WriteOptions& options) {
   const fs::path& file = lock.path();
+  FileSystem& files = lock.files();
   struct stat locked;
-  if (::fstat(lock.fd(), &locked) != 0) return Error{std::string("fstat: ") + strerror(errno)};
+  if (const int err = files.StatFd(lock.fd(), &locked); err != 0) {
+    return Error{std::string("fstat: ") + strerror(err)};
+  }
   if (locked.st_nlink > 1) {
     // A journal beside one name is not found through the others, and a
     // rename would split the names: refused before anything is written.
@@ -189,53 +195,53 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
   std::optional<FileGap> gap;
   if (patch.segments_move()) gap = GapFor(patch);
   Result<std::vector<ByteOverwrite>> writes =
-      gap ? WritesAroundGap(fd, patch, *gap)
+      gap ? WritesAroundGap(fd, patch, *gap, files)
           : Result<std::vector<ByteOverwrite>>(patch.AllWrites());
   if (!writes.ok()) return writes.error();
   const ReadFileBytes read_before =
-      gap ? ReadFileBytes([fd, &gap](uint64_t offset, std::span<uint8_t> into) {
-        return ReadAsIfOpen(fd, *gap, offset, into);
+      gap ? ReadFileBytes([fd, &gap, &files](uint64_t offset, std::span<uint8_t> into) {
+        return ReadAsIfOpen(fd, *gap, offset, into, files);
       })
-          : ReadOrZeros(fd, patch.old_file_size);
+          : ReadOrZeros(fd, patch.old_file_size, files);
   Result<std::vector<WriteRun>> runs = JoinIntoRuns(*writes, read_before);
   if (!runs.ok()) return runs.error();
   Journal journal = RecordJournal(patch, *writes, *runs, gap);
   // The file says it is being rewritten until it is the result (journal.h).
   std::array<uint8_t, 4> identifier{};
-  Status ok = ReadAt(fd, PteConstants::kIdentifierOffset, identifier);
+  Status ok = files.ReadAt(fd, PteConstants::kIdentifierOffset, identifier);
   if (!ok.ok()) return ok;
   journal.identifier = identifier;
   KeepMark(*runs);
-  ok = WriteJournalDurably(file, journal, patch.old_program_size);
+  ok = WriteJournalDurably(file, journal, patch.old_program_size, files);
   if (!ok.ok()) return ok;
   Say(options, false, "journal " + JournalPath(file).string() + " written");
   MaybeCrashAt("after-journal");
-  ok = WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
+  ok = files.WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
   // Durable before anything else changes (the gap included).
-  if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) ok = files.SyncFile(fd);
   if (ok.ok()) MaybeCrashAt("after-mark");
 
   if (ok.ok() && gap) {
     MaybeCrashAt("before-insert");
-    Result<GapOpened> opened = OpenGap(fd, *gap, patch.old_file_size);
+    Result<GapOpened> opened = OpenGap(fd, *gap, patch.old_file_size, files);
     if (opened.ok() && *opened == GapOpened::kUnsupported) {
       // Nothing changed but the mark: undo it, drop the journal and copy,
       // as -o does.
-      ok = RollBack(fd, journal);
-      if (ok.ok()) ok = RemoveJournalDurably(file);
-      if (!ok.ok()) return Failed(fd, file, journal, ok);
+      ok = RollBack(fd, journal, files);
+      if (ok.ok()) ok = RemoveJournalDurably(file, files);
+      if (!ok.ok()) return Failed(fd, file, journal, ok, files);
       Say(options, true, "segments copied: this filesystem cannot insert a range");
-      return WriteCopyTo(fd, before, patch, plan, file, options);
+      return WriteCopyTo(fd, before, patch, plan, file, options, files);
     }
     ok = opened.ok() ? Status::Ok() : Status(opened.error());
     // A gap at byte 0 moved the mark up with everything else and left
     // zeros where the identifier is read: mark it again at once.
     if (ok.ok() && gap->offset <= PteConstants::kIdentifierOffset) {
-      ok = WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
+      ok = files.WriteAt(fd, PteConstants::kIdentifierOffset, RewritingMark());
     }
     // The gap is made durable before any byte below it changes, so a power
     // loss cannot keep new header bytes without the gap they describe.
-    if (ok.ok()) ok = SyncFile(fd);
+    if (ok.ok()) ok = files.SyncFile(fd);
     if (ok.ok()) {
       Say(options, false,
           "inserted " + std::to_string(gap->length) + " bytes at offset " +
@@ -243,21 +249,21 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       MaybeCrashAt("after-insert");
       // Highest first, so the header (program_size, segment_base_offset)
       // is the last write.
-      ok = WriteRuns(fd, runs->rbegin(), runs->rend(), /*crash_points=*/true);
+      ok = WriteRuns(fd, runs->rbegin(), runs->rend(), /*crash_points=*/true, files);
       if (ok.ok()) MaybeCrashAt("after-header-update");
     }
   } else if (ok.ok()) {
     // Grow first (zeros), so the size is always the old or the new one.
-    if (patch.new_file_size > patch.old_file_size) ok = Truncate(fd, patch.new_file_size);
-    if (ok.ok()) ok = WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/true);
+    if (patch.new_file_size > patch.old_file_size) ok = files.Truncate(fd, patch.new_file_size);
+    if (ok.ok()) ok = WriteRuns(fd, runs->begin(), runs->end(), /*crash_points=*/true, files);
   }
-  if (ok.ok()) ok = SyncFile(fd);
+  if (ok.ok()) ok = files.SyncFile(fd);
   if (ok.ok()) MaybeCrashAt("before-unmark");
   // The result, once everything else is durable, says it is a program again.
-  if (ok.ok()) ok = WriteAt(fd, PteConstants::kIdentifierOffset, identifier);
-  if (ok.ok()) ok = SyncFile(fd);
-  if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan);
-  if (!ok.ok()) return Failed(fd, file, journal, ok);
+  if (ok.ok()) ok = files.WriteAt(fd, PteConstants::kIdentifierOffset, identifier);
+  if (ok.ok()) ok = files.SyncFile(fd);
+  if (ok.ok()) ok = CheckOnDisk(fd, before, patch, plan, files);
+  if (!ok.ok()) return Failed(fd, file, journal, ok, files);
   auto count = [](size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
@@ -265,7 +271,7 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
       count(writes->size(), "range", "ranges") + " written in " +
           count(runs->size(), "write", "writes") + " and synced");
   MaybeCrashAt("before-journal-delete");
-  return RemoveJournalDurably(file);
+  return RemoveJournalDurably(file, files);
 }
 
 }  // namespace pteshare

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "rewriter/base/result.h"
+#include "rewriter/io/file_system.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/plan/plan.h"
 #include "rewriter/program/pte_layout.h"
@@ -45,6 +46,9 @@ struct WriteOptions {
   /// A segment move of more bytes than this says what it moves and reports
   /// every tenth of it; a front end that shows a progress bar may lower it.
   uint64_t report_moves_over = kReportedMoveBytes;
+  /// What WritePatchedCopy writes through (file_system.h); null is the
+  /// real one. WritePatchedInPlace uses the lock's (WriterLock::files()).
+  FileSystem* file_system = nullptr;
 };
 
 /// Writes the input (read through `source_fd`) with `patch` applied to

@@ -27,7 +27,7 @@ WriterLock& WriterLock::operator=(WriterLock&&) noexcept = default;
 WriterLock::~WriterLock() = default;
 
 Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
-                                       const std::function<void()>& on_wait) {
+                                       const std::function<void()>& on_wait, FileSystem& files) {
   // The lock, the journal and any rename belong to the file, not to the
   // name it was reached by: a symbolic link is resolved once, here.
   Result<std::filesystem::path> real = ResolveLinks(file);
@@ -36,30 +36,31 @@ Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
   for (int attempt = 0; attempt < kMaxReplacedRetries; ++attempt) {
     WriterLock held;
     held.path_ = *real;
+    held.files_ = &files;
     // O_NONBLOCK: a FIFO swapped in for the file must not hang the open.
-    Result<UniqueFd> fd = OpenFd(held.path_, O_RDWR | O_NONBLOCK);
+    Result<UniqueFd> fd = files.OpenChecked(held.path_, O_RDWR | O_NONBLOCK);
     if (!fd.ok()) return Error{"cannot open for writing: " + fd.error().message};
     held.fd_ = std::move(fd).value();
     struct stat locked_file;
-    if (::fstat(held.fd_.get(), &locked_file) != 0) {
-      return Error{std::string("fstat failed: ") + std::strerror(errno)};
+    if (const int err = files.StatFd(held.fd_.get(), &locked_file); err != 0) {
+      return Error{std::string("fstat failed: ") + std::strerror(err)};
     }
     if (!S_ISREG(locked_file.st_mode)) {
       return Error{"is " + FileTypeName(locked_file.st_mode) + ", not a regular file"};
     }
-    int failed = LockWholeFile(held.fd_.get(), LockWait::kTry);
+    int failed = files.LockWholeFile(held.fd_.get(), LockWait::kTry);
     if (failed == EAGAIN || failed == EACCES) {
       if (on_wait && !told) on_wait();
       told = true;
-      failed = LockWholeFile(held.fd_.get(), LockWait::kWait);
+      failed = files.LockWholeFile(held.fd_.get(), LockWait::kWait);
     }
     if (failed != 0) {
       return Error{std::string("cannot lock the file for writing: ") + std::strerror(failed)};
     }
     struct stat now;
-    if (::stat(held.path_.c_str(), &now) != 0) {
+    if (const int err = files.StatPath(held.path_, &now); err != 0) {
       return Error{std::string("the file disappeared while waiting for the lock: ") +
-                   std::strerror(errno)};
+                   std::strerror(err)};
     }
     if (SameFile(now, locked_file)) return held;
     // Another writer renamed a new version over the path while we waited:

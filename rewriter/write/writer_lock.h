@@ -19,6 +19,7 @@
 
 #include "rewriter/base/result.h"
 #include "rewriter/io/file_io.h"
+#include "rewriter/io/file_system.h"
 
 namespace pteshare {
 
@@ -27,9 +28,11 @@ class WriterLock {
   /// Blocks until the lock is ours; calls `on_wait` once first if another
   /// writer (a process, or a thread of this one) holds it, to tell the user
   /// why nothing happens. A thread must not Acquire a file it already holds
-  /// a WriterLock on: it would wait for itself.
+  /// a WriterLock on: it would wait for itself. The file is opened, locked
+  /// and written through `files` (which must outlive the lock).
   static Result<WriterLock> Acquire(const std::filesystem::path& file,
-                                    const std::function<void()>& on_wait = {});
+                                    const std::function<void()>& on_wait = {},
+                                    FileSystem& files = RealFileSystem::Instance());
 
   WriterLock(WriterLock&&) noexcept;
   WriterLock& operator=(WriterLock&&) noexcept;
@@ -40,11 +43,15 @@ class WriterLock {
   const std::filesystem::path& path() const { return path_; }
   /// Read-write descriptor of the locked file; stays open while locked.
   int fd() const { return fd_.get(); }
+  /// The file system it was acquired through: every in-place write, the
+  /// journal's and a rollback's included, uses it too.
+  FileSystem& files() const { return *files_; }
 
  private:
   WriterLock() = default;
 
   std::filesystem::path path_;
+  FileSystem* files_ = nullptr;
   // The lock is this descriptor's open file description's: closing it
   // releases the lock.
   UniqueFd fd_;
