@@ -33,9 +33,11 @@ void AddExceptions(py::module_& module) {
                                  "The program is fine but no plan fits an arena limit, verifies "
                                  "or can be patched in (the CLI exits 1).",
                                  error_class);
-  io_class =
-      NewClass(module, "IoError",
-               "Writing the result failed; the input is as it was (the CLI exits 2).", error_class);
+  io_class = NewClass(
+      module, "IoError",
+      "Writing the result failed; the input is as it was, unless the message says the result "
+      "is in place and only its folder's fsync failed (the CLI exits 2).",
+      error_class);
 }
 
 void Raise(const std::string& file, const Error& error) {

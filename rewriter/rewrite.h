@@ -14,7 +14,9 @@
 //
 // Nothing here prints. Errors carry a kind (result.h): kBadInput for bad
 // options or input, kNoValidPlan when no plan fits a limit, verifies or can
-// be patched in, kIo when writing failed (the input is then as it was).
+// be patched in, kIo when writing failed (the input is then as it was,
+// unless the message says the result is in place and only the fsync of its
+// folder failed).
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,8 @@ namespace pteshare {
 enum class ErrorKind {
   kBadInput,     // bad options, an unreadable or invalid file, a refused request
   kNoValidPlan,  // the input is fine but no plan fits (a limit), verifies or patches
-  kIo,           // writing the result failed (the input is as it was)
+  kIo,           // writing failed: the input is as it was, unless the message says the
+                 // result is in place and only its folder's fsync failed
 };
 
 /// What went wrong, as one line of text without the file name.

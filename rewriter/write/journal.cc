@@ -206,8 +206,14 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
   if (written.ok()) written = files.SyncFile(pending->fd());
   if (!written.ok()) return Error{"cannot write the journal: " + written.error().message};
   Status published = pending->Publish(/*replace=*/false);
-  if (!published.ok())
+  if (!published.ok()) {
+    // Linked but not durable (its folder's fsync failed): the writer stops
+    // before changing a byte, so the journal would only make the next
+    // reader roll back a file that never changed. Best effort: if this
+    // unlink fails too, that rollback still changes nothing.
+    if (pending->published()) files.Unlink(JournalPath(file));
     return Error{"cannot put the journal in place: " + published.error().message};
+  }
   return Status::Ok();
 }
 
@@ -216,7 +222,16 @@ Status RemoveJournalDurably(const fs::path& file, FileSystem& files) {
   if (const int err = files.Unlink(JournalPath(file)); err != 0 && err != ENOENT) {
     return Error{std::string("cannot delete the journal: ") + std::strerror(err)};
   }
-  return files.SyncFolderOf(file);
+  // Past the point of no return: the file holds the result. Say so, and
+  // what a crash could still undo, rather than let the error read as "the
+  // input is as it was" (result.h's kIo).
+  if (Status synced = files.SyncFolderOf(file); !synced.ok()) {
+    return Error{"the file is rewritten and its journal deleted, but " + synced.error().message +
+                     ": after a crash the journal may be back, and the next pteshare command "
+                     "would roll the rewrite back",
+                 ErrorKind::kIo};
+  }
+  return Status::Ok();
 }
 
 namespace {

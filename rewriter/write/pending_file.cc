@@ -115,7 +115,7 @@ Status PendingFile::Publish(bool replace) {
       Status linked = LinkAs(final_path_);
       if (!linked.ok()) return linked;
       published_ = true;
-      return files_->SyncFolderOf(final_path_);
+      return SyncPublishedFolder();
     }
     struct stat st;
     if (const int err = files_->StatFd(fd(), &st); err != 0)
@@ -137,7 +137,19 @@ Status PendingFile::Publish(bool replace) {
                        err);
   }
   published_ = true;
-  return files_->SyncFolderOf(final_path_);
+  return SyncPublishedFolder();
+}
+
+Status PendingFile::SyncPublishedFolder() {
+  // The file is complete under its name; only the name's durability
+  // failed. The error says so (result.h's kIo otherwise reads "nothing
+  // written").
+  if (Status synced = files_->SyncFolderOf(final_path_); !synced.ok()) {
+    return Error{final_path_.string() + " is written and in place, but " + synced.error().message +
+                     ": after a crash it may not be",
+                 ErrorKind::kIo};
+  }
+  return Status::Ok();
 }
 
 size_t CleanAbandonedTemps(const fs::path& final_path) {

@@ -46,6 +46,9 @@ class PendingFile {
   /// (atomic); otherwise the name must not exist yet (EEXIST is an error).
   /// The folder is fsynced afterwards.
   Status Publish(bool replace);
+  /// Whether the file has its final name (Publish got that far, even if
+  /// the fsync of its folder then failed).
+  bool published() const { return published_; }
 
  private:
   PendingFile() = default;
@@ -56,6 +59,8 @@ class PendingFile {
   std::filesystem::path named_temp_;  // set while the file has a temporary name
   UniqueFd fd_;
   bool published_ = false;
+  /// fsync of the final name's folder, its error saying the file is there.
+  Status SyncPublishedFolder();
 };
 
 /// `.BASE.pteshare-tmp-INO` beside `final_path` for inode `ino`.

@@ -246,9 +246,9 @@ void ExpectNamesTheCall(const std::string& message, const std::vector<FsCall>& f
 // delete or the folder's fsync after it) the complete result; or, where
 // the rollback failed too (a persistent fault), anything with the journal
 // beside it. A journal that stays is rolled back by the next reader, to
-// the input. (A journal whose folder fsync failed stays beside the
-// untouched input: the writer returns before it changes a byte, and the
-// next reader's rollback changes none.)
+// the input. (A journal whose folder's fsync failed is unlinked again: the
+// writer returns before it changes a byte; were that unlink to fail too,
+// the next reader's rollback would change none.)
 void ExpectInputOrResult(const Folder& folder, const Program& program, const Fault& fault,
                          FsCall failed, bool reported_ok, const std::vector<uint8_t>& expected) {
   const std::vector<uint8_t> now = ReadBytes(folder.input());
@@ -302,6 +302,17 @@ void ExpectHonestAndRecoverable(const Folder& folder, const Program& program, Ta
     findings.went_on.insert(std::string(FsCallName(failed)) + " " + std::to_string(fault.nth));
   } else {
     ExpectNamesTheCall(outcome.error().message, faulty.failures(), fault.error);
+    // Past the point of no return the result is there: the error must say
+    // so, not read as "the input is as it was" (result.h's kIo).
+    const fs::path written = Written(folder, target);
+    const bool result_in_place = !fs::exists(folder.journal()) && fs::exists(written) &&
+                                 ReadBytes(written) == expected &&
+                                 (target != Target::kInPlace || expected != program.bytes);
+    if (result_in_place) {
+      EXPECT_TRUE(Contains(outcome.error().message, "is rewritten") ||
+                  Contains(outcome.error().message, "is written and in place"))
+          << outcome.error().message;
+    }
   }
   if (target == Target::kInPlace) {
     ExpectInputOrResult(folder, program, fault, failed, outcome.ok(), expected);
