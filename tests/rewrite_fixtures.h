@@ -155,13 +155,4 @@ inline void ExpectSegmentsKept(const std::vector<uint8_t>& before,
   }
 }
 
-inline std::vector<uint8_t> ReadBytes(const std::filesystem::path& path) {
-  std::string s = ReadFileBytes(path);
-  return std::vector<uint8_t>(s.begin(), s.end());
-}
-
-inline void WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
-}
-
 }  // namespace pteshare::test_support

@@ -97,4 +97,13 @@ std::string SynthLlm(const std::filesystem::path& dir, const std::string& name,
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);
 
+/// The same as bytes (uint8_t), as the library's spans take them.
+inline std::vector<uint8_t> ReadBytes(const std::filesystem::path& path) {
+  std::string s = ReadFileBytes(path);
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+inline void WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
+}
+
 }  // namespace pteshare::test_support

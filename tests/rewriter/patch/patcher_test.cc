@@ -7,10 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "rewriter/patch/appended_tables.h"
 #include "rewriter/patch/rewrite_check.h"
 #include "tests/rewrite_fixtures.h"
-#include "wire.h"
 
 namespace pteshare {
 namespace {
@@ -252,44 +250,6 @@ TEST(Patcher, PlanForAnotherProgramIsRefused) {
   EXPECT_NE(patch.error().message.find("method prefill, value 0: the plan starts from arena 1"),
             std::string::npos)
       << patch.error().message;
-}
-
-// Appended tables store only the fields their value needs: (1, 16) needs
-// memory_id and the low word, (2, 2^33) memory_id and the high word (its
-// low word is 0). With no vtable to share, each need gets its own.
-TEST(AppendedTables, EachTableStoresOnlyTheFieldsItsValueNeeds) {
-  std::vector<uint8_t> program(64, 0);
-  AppendedTables tables = BuildAppendedTables(64, {{1, 16}, {2, uint64_t{1} << 33}}, {});
-  EXPECT_EQ(tables.vtables_appended, 2u);
-  // vtables of 8 and 10 bytes (10 padded to 12), then tables of 12 and 12.
-  EXPECT_EQ(tables.bytes.size(), 8u + 12u + 12u + 12u);
-  program.insert(program.end(), tables.bytes.begin(), tables.bytes.end());
-  auto low = ReusableVtable(program, tables.table_at.at({1, 16}));
-  ASSERT_TRUE(low.has_value());
-  EXPECT_EQ(low->shape.table_size, 12);
-  EXPECT_EQ(low->shape.fields(), kMemoryIdField | kOffsetLowField);
-  auto high = ReusableVtable(program, tables.table_at.at({2, uint64_t{1} << 33}));
-  ASSERT_TRUE(high.has_value());
-  EXPECT_EQ(high->shape.fields(), kMemoryIdField | kOffsetHighField);
-  program[high->offset] = 12;  // a vtable with a fourth field this schema does not know
-  EXPECT_FALSE(ReusableVtable(program, tables.table_at.at({2, uint64_t{1} << 33})).has_value());
-}
-
-// A vtable the program already has is shared when it covers the need: the
-// smallest one that does, so (1, 0) takes the 8-byte {memory_id} shape.
-TEST(AppendedTables, AnExistingVtableThatCoversTheNeedIsShared) {
-  const std::vector<ExistingVtable> existing = {
-      {16, TableShape{12, {4, 8, 0}}},  // {memory_id, low}
-      {32, TableShape{8, {4, 0, 0}}},   // {memory_id}
-  };
-  AppendedTables tables = BuildAppendedTables(64, {{1, 0}, {1, 4096}}, existing);
-  EXPECT_EQ(tables.vtables_appended, 0u);
-  EXPECT_EQ(tables.bytes.size(), 8u + 12u);
-  EXPECT_EQ(tables.table_at.at({1, 0}), 64u);
-  EXPECT_EQ(tables.table_at.at({1, 4096}), 72u);
-  EXPECT_EQ(wire::LoadU32(tables.bytes.data()), 64u - 32u) << "soffset to the {memory_id} vtable";
-  EXPECT_EQ(wire::LoadU32(tables.bytes.data() + 8), 72u - 16u);
-  EXPECT_EQ(wire::LoadU32(tables.bytes.data() + 16), 4096u);
 }
 
 }  // namespace

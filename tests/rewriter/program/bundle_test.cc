@@ -1,7 +1,7 @@
 // Bundled programs (.bpte) in the library: the program found inside a
-// verified bundle (by the reader and by runtime_check), the bundle built
-// again around a program with its test cases kept, and malformed bundles
-// refused with one clear line.
+// verified bundle (by the reader and by runtime_check), and malformed
+// bundles refused with one clear line. The bundle built again around a
+// program is bundle_builder_test.cc's.
 #include "rewriter/program/bundle.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "bundle_bytes.h"
-#include "rewriter/bundle/bundle_builder.h"
 #include "rewriter/program/pte_file.h"
 #include "runtime_check/alias_check.h"
 #include "tests/bundle_fixtures.h"
@@ -22,25 +21,8 @@ namespace {
 
 using test_support::BundleSpec;
 using test_support::MakeBundle;
+using test_support::ReadBytes;
 namespace fs = std::filesystem;
-
-std::vector<uint8_t> FileBytes(const fs::path& path) {
-  const std::string text = test_support::ReadFileBytes(path);
-  return {text.begin(), text.end()};
-}
-
-std::vector<fs::path> CorpusBundles() {
-  std::vector<fs::path> bundles;
-  for (const fs::path& path : test_support::CorpusFiles()) {
-    if (path.extension() == ".bpte") bundles.push_back(path);
-  }
-  return bundles;
-}
-
-// A real program to wrap: the smallest one of the corpus.
-std::vector<uint8_t> SmallProgram() {
-  return FileBytes(test_support::SharedDir() / "corpus" / "pytorch__executorch__add.pte");
-}
 
 std::string BundleError(const std::vector<uint8_t>& bytes) {
   Result<BundleInfo> info = ReadBundle(bytes);
@@ -56,11 +38,11 @@ std::string OpenError(const std::vector<uint8_t>& bytes) {
 
 TEST(Bundle, EveryCorpusBundleOpensAsTheProgramInside) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<fs::path> bundles = CorpusBundles();
+  const std::vector<fs::path> bundles = test_support::CorpusBundleFiles();
   EXPECT_EQ(bundles.size(), test_support::CorpusBundleCount());
   for (const fs::path& path : bundles) {
     SCOPED_TRACE(path.filename().string());
-    const std::vector<uint8_t> bytes = FileBytes(path);
+    const std::vector<uint8_t> bytes = ReadBytes(path);
     Result<PteFile> file = PteFile::Open(path);
     ASSERT_TRUE(file.ok()) << file.error().message;
     ASSERT_TRUE(file->bundle().has_value());
@@ -80,8 +62,8 @@ TEST(Bundle, EveryCorpusBundleOpensAsTheProgramInside) {
 
 TEST(Bundle, RuntimeCheckReadsTheProgramInside) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  for (const fs::path& path : CorpusBundles()) {
-    const std::vector<uint8_t> bytes = FileBytes(path);
+  for (const fs::path& path : test_support::CorpusBundleFiles()) {
+    const std::vector<uint8_t> bytes = ReadBytes(path);
     runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
     EXPECT_TRUE(report.readable()) << path << ": " << report.Summary();
     EXPECT_TRUE(report.ok()) << path << ": " << report.Summary();
@@ -89,116 +71,11 @@ TEST(Bundle, RuntimeCheckReadsTheProgramInside) {
   }
 }
 
-TEST(BundleBuilder, CorpusBundleRebuiltAroundItsProgramKeepsEveryTestCase) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  for (const fs::path& path : CorpusBundles()) {
-    SCOPED_TRACE(path.filename().string());
-    const std::vector<uint8_t> bytes = FileBytes(path);
-    Result<BundleInfo> info = ReadBundle(bytes);
-    ASSERT_TRUE(info.ok()) << info.error().message;
-    const std::span<const uint8_t> program = ProgramInBundle(bytes, *info);
-    Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bytes, program);
-    ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
-    Status kept = CheckTestCasesKept(bytes, *rebuilt);
-    EXPECT_TRUE(kept.ok()) << kept.error().message;
-    Result<BundleInfo> again = ReadBundle(*rebuilt);
-    ASSERT_TRUE(again.ok()) << again.error().message;
-    EXPECT_EQ(again->test_cases, info->test_cases);
-    EXPECT_EQ(again->version, info->version);
-    const std::span<const uint8_t> inner = ProgramInBundle(*rebuilt, *again);
-    EXPECT_TRUE(std::equal(inner.begin(), inner.end(), program.begin(), program.end()));
-    // Deterministic, and a fixed point: rebuilding the result gives it back.
-    Result<std::vector<uint8_t>> twice = RebuildBundle(*rebuilt, inner);
-    ASSERT_TRUE(twice.ok());
-    EXPECT_EQ(*twice, *rebuilt);
-  }
-}
-
-TEST(BundleBuilder, ANewProgramIsWrappedWithTheSameTests) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram());
-  std::vector<uint8_t> other =
-      FileBytes(test_support::SharedDir() / "corpus" /
-                "pytorch__executorch__extension_module_test_resources_model.pte");
-  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, other);
-  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
-  EXPECT_TRUE(CheckTestCasesKept(bundle, *rebuilt).ok());
-  Result<BundleInfo> info = ReadBundle(*rebuilt);
-  ASSERT_TRUE(info.ok());
-  const std::span<const uint8_t> inner = ProgramInBundle(*rebuilt, *info);
-  EXPECT_EQ(std::vector<uint8_t>(inner.begin(), inner.end()), other);
-}
-
-TEST(BundleBuilder, AChangedTestValueIsCaught) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<uint8_t> a = MakeBundle(SmallProgram());
-  BundleSpec changed;
-  changed.data_bias = 1;
-  const std::vector<uint8_t> b = MakeBundle(SmallProgram(), changed);
-  Status kept = CheckTestCasesKept(a, b);
-  ASSERT_FALSE(kept.ok());
-  EXPECT_EQ(kept.error().message,
-            "the new bundle does not keep the test cases: test suite 0 (forward), test case 0, "
-            "input 0 differs");
-}
-
-TEST(BundleBuilder, AFieldTheSchemaDoesNotKnowIsRefusedNotDropped) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  BundleSpec spec;
-  spec.unknown_int_field = true;
-  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
-  ASSERT_TRUE(ReadBundle(bundle).ok());  // readable: the program is all we need
-  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, SmallProgram());
-  ASSERT_FALSE(rebuilt.ok());
-  EXPECT_EQ(rebuilt.error().message,
-            "bundled program: test suite 0 (forward), test case 0, expected output 0 (int) stores "
-            "a field this schema does not know (a newer bundle format?); rewriting would drop it");
-}
-
-TEST(BundleBuilder, AValueTypeTheSchemaDoesNotKnowIsRefused) {
-  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  BundleSpec spec;
-  spec.unknown_value_type = 9;
-  const std::vector<uint8_t> bundle = MakeBundle(SmallProgram(), spec);
-  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, SmallProgram());
-  ASSERT_FALSE(rebuilt.ok());
-  EXPECT_EQ(rebuilt.error().message,
-            "bundled program: test suite 0 (forward), test case 0, input 0 has value type 9, "
-            "which this schema does not know (a newer bundle format?)");
-}
-
-// Found by fuzz_read_bundle: a union type without its value passes the
-// verifier; the copy must refuse it, not follow a null table.
-TEST(BundleBuilder, AValueTypeWithoutAValueIsRefused) {
-  BundleSpec spec;
-  spec.tensor_without_value = true;
-  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
-  ASSERT_TRUE(ReadBundle(bundle).ok());
-  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
-  ASSERT_FALSE(rebuilt.ok());
-  EXPECT_EQ(rebuilt.error().message,
-            "bundled program: test suite 0 (forward), test case 0, input 0 has value type 1 but "
-            "no value");
-  EXPECT_TRUE(CheckTestCasesKept(bundle, bundle).ok());  // compared without following it
-}
-
-// Found by fuzz_read_bundle: a NONE value with a body stored beside it is
-// copied as NONE (the body means nothing) and compares equal.
-TEST(BundleBuilder, ANoneValueWithABodyIsKeptAsNone) {
-  BundleSpec spec;
-  spec.none_with_body = true;
-  const std::vector<uint8_t> bundle = MakeBundle(std::vector<uint8_t>(256, 'x'), spec);
-  Result<std::vector<uint8_t>> rebuilt = RebuildBundle(bundle, std::vector<uint8_t>(64, 'y'));
-  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
-  Status kept = CheckTestCasesKept(bundle, *rebuilt);
-  EXPECT_TRUE(kept.ok()) << kept.error().message;
-}
-
 // ---- Malformed bundles -------------------------------------------------------------
 
 TEST(MalformedBundle, TruncatedFailsVerificationBeforeAnyOffsetIsUsed) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
+  std::vector<uint8_t> bytes = MakeBundle(test_support::SmallCorpusProgram());
   bytes.resize(bytes.size() / 2);
   const std::string expected = "bundled program: the bundle's flatbuffer [0, " +
                                std::to_string(bytes.size()) +
@@ -228,7 +105,7 @@ TEST(MalformedBundle, ProgramNotAlignedAsTheSchemaSays) {
   // padding of the program puts its start off a multiple of 32.
   BundleSpec spec;
   spec.program_alignment = 0;
-  std::vector<uint8_t> program = SmallProgram();
+  std::vector<uint8_t> program = test_support::SmallCorpusProgram();
   bool found = false;
   for (int extra = 0; extra < 8 && !found; ++extra) {
     const std::vector<uint8_t> bytes = MakeBundle(program, spec);
@@ -260,7 +137,7 @@ TEST(MalformedBundle, ProgramThatIsNoProgram) {
 
 TEST(MalformedBundle, ABundleInsideABundleIsNoProgram) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<uint8_t> nested = MakeBundle(MakeBundle(SmallProgram()));
+  const std::vector<uint8_t> nested = MakeBundle(MakeBundle(test_support::SmallCorpusProgram()));
   EXPECT_NE(OpenError(nested).find("the program inside the bundle: not a .pte program: "
                                    "identifier 'BP08' is a bundled program"),
             std::string::npos)
@@ -269,7 +146,7 @@ TEST(MalformedBundle, ABundleInsideABundleIsNoProgram) {
 
 TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  std::vector<uint8_t> bytes = MakeBundle(SmallProgram());
+  std::vector<uint8_t> bytes = MakeBundle(test_support::SmallCorpusProgram());
   bytes.resize(bytes.size() - 100);
   runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
   ASSERT_EQ(report.findings.size(), 1u);
@@ -282,9 +159,10 @@ TEST(MalformedBundle, RuntimeCheckRefusesATruncatedBundleWithOneFinding) {
 // real bundles, on bundles made here and on the malformed ones above.
 TEST(BundleFuzzProperties, HoldOnRealMadeAndMalformedBundles) {
   std::vector<std::vector<uint8_t>> inputs;
-  for (const fs::path& path : CorpusBundles()) inputs.push_back(FileBytes(path));
-  std::vector<uint8_t> program =
-      test_support::SharedDir().empty() ? std::vector<uint8_t>(256, 'x') : SmallProgram();
+  for (const fs::path& path : test_support::CorpusBundleFiles()) inputs.push_back(ReadBytes(path));
+  std::vector<uint8_t> program = test_support::SharedDir().empty()
+                                     ? std::vector<uint8_t>(256, 'x')
+                                     : test_support::SmallCorpusProgram();
   inputs.push_back(MakeBundle(program));
   BundleSpec unknown_field;
   unknown_field.unknown_int_field = true;

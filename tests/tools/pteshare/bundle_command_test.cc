@@ -20,30 +20,18 @@ namespace {
 
 using test_support::CommandOutput;
 using test_support::Contains;
+using test_support::ReadBytes;
 using test_support::RunTool;
 using test_support::TempDir;
 namespace fs = std::filesystem;
-
-std::vector<uint8_t> FileBytes(const fs::path& path) {
-  const std::string text = test_support::ReadFileBytes(path);
-  return {text.begin(), text.end()};
-}
 
 void WriteBytes(const fs::path& path, std::span<const uint8_t> bytes) {
   test_support::WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
 }
 
-std::vector<fs::path> CorpusBundles() {
-  std::vector<fs::path> bundles;
-  for (const fs::path& path : test_support::CorpusFiles()) {
-    if (path.extension() == ".bpte") bundles.push_back(path);
-  }
-  return bundles;
-}
-
 // The program inside a bundle file, as bytes.
 std::vector<uint8_t> Extract(const fs::path& bundle) {
-  const std::vector<uint8_t> bytes = FileBytes(bundle);
+  const std::vector<uint8_t> bytes = ReadBytes(bundle);
   Result<BundleInfo> info = ReadBundle(bytes);
   EXPECT_TRUE(info.ok()) << bundle << ": " << info.error().message;
   if (!info.ok()) return {};
@@ -69,27 +57,27 @@ fs::path ExpectBundleRewriteIsTheProgramRewrite(const TempDir& dir, const fs::pa
   EXPECT_EQ(plain.exit_status, 0) << plain.err;
   CommandOutput bundled = rewrite({bundle.string(), "-o", bundle_out.string()});
   EXPECT_EQ(bundled.exit_status, 0) << bundled.err;
-  EXPECT_EQ(Extract(bundle_out), FileBytes(program_out));
-  Status kept = CheckTestCasesKept(FileBytes(bundle), FileBytes(bundle_out));
+  EXPECT_EQ(Extract(bundle_out), ReadBytes(program_out));
+  Status kept = CheckTestCasesKept(ReadBytes(bundle), ReadBytes(bundle_out));
   EXPECT_TRUE(kept.ok()) << kept.error().message;
 
   fs::copy_file(bundle, in_place);
   fs::permissions(in_place, fs::perms::owner_read | fs::perms::owner_write);
   CommandOutput inplace = rewrite({in_place.string(), "--in-place"});
   EXPECT_EQ(inplace.exit_status, 0) << inplace.err;
-  EXPECT_EQ(FileBytes(in_place), FileBytes(bundle_out));
+  EXPECT_EQ(ReadBytes(in_place), ReadBytes(bundle_out));
 
   CommandOutput again = rewrite({bundle_out.string(), "-o", (dir / "again.bpte").string()});
   EXPECT_EQ(again.exit_status, 0) << again.err;
   EXPECT_TRUE(Contains(again.out, "already planned, no change")) << again.out;
-  EXPECT_EQ(FileBytes(dir / "again.bpte"), FileBytes(bundle_out));
+  EXPECT_EQ(ReadBytes(dir / "again.bpte"), ReadBytes(bundle_out));
   return bundle_out;
 }
 
 TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
   PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  const std::vector<fs::path> bundles = CorpusBundles();
+  const std::vector<fs::path> bundles = test_support::CorpusBundleFiles();
   ASSERT_EQ(bundles.size(), test_support::CorpusBundleCount());
   TempDir dir;
   for (const fs::path& path : bundles) {
@@ -120,11 +108,11 @@ TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
 
 TEST(BundleCommand, RewrittenCorpusBundleHoldsTheRewriteOfTheExtractedProgram) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
-  for (const fs::path& path : CorpusBundles()) {
+  for (const fs::path& path : test_support::CorpusBundleFiles()) {
     SCOPED_TRACE(path.filename().string());
     TempDir dir;
     const fs::path out = ExpectBundleRewriteIsTheProgramRewrite(dir, path, {});
-    const std::vector<uint8_t> bytes = FileBytes(out);
+    const std::vector<uint8_t> bytes = ReadBytes(out);
     runtime_check::Report report = runtime_check::CheckProgram(bytes.data(), bytes.size(), {});
     EXPECT_TRUE(report.ok()) << report.Summary();
   }
@@ -134,12 +122,12 @@ TEST(BundleCommand, SharedStateLlmInABundleIsRewrittenAndStillSharesItsState) {
   TempDir dir;
   const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
   const fs::path bundle = dir / "llm.bpte";
-  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm)));
+  WriteBytes(bundle, test_support::MakeBundle(ReadBytes(llm)));
   TempDir work;
   const fs::path out = ExpectBundleRewriteIsTheProgramRewrite(work, bundle, {"--share-auto"});
   // The bundle changed (the program grew its shared front regions) and
   // verify, on the bundle, finds the state shared.
-  EXPECT_NE(FileBytes(out), FileBytes(bundle));
+  EXPECT_NE(ReadBytes(out), ReadBytes(bundle));
   CommandOutput summary = RunTool(
       "pteshare", {"rewrite", bundle.string(), "--share-auto", "-o", (dir / "x.bpte").string()});
   EXPECT_TRUE(Contains(summary.out, "bundled program: the program inside rewritten ("))
@@ -155,7 +143,7 @@ TEST(BundleCommand, RewriteJsonGivesTheBundleSizes) {
   TempDir dir;
   const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
   const fs::path bundle = dir / "llm.bpte";
-  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm)));
+  WriteBytes(bundle, test_support::MakeBundle(ReadBytes(llm)));
   CommandOutput out = RunTool("pteshare", {"rewrite", bundle.string(), "--share-auto", "-o",
                                            (dir / "o.bpte").string(), "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
@@ -171,7 +159,7 @@ TEST(BundleCommand, RewriteJsonGivesTheBundleSizes) {
 TEST(BundleCommand, MalformedBundleIsOneLineAndExitTwoForEveryCommand) {
   TempDir dir;
   const std::string llm = test_support::SynthLlm(dir.path(), "llm.pte");
-  std::vector<uint8_t> truncated = test_support::MakeBundle(FileBytes(llm));
+  std::vector<uint8_t> truncated = test_support::MakeBundle(ReadBytes(llm));
   truncated.resize(truncated.size() / 2);
   test_support::BundleSpec no_program;
   no_program.with_program = false;
@@ -198,7 +186,7 @@ TEST(BundleCommand, MalformedBundleIsOneLineAndExitTwoForEveryCommand) {
       EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
       EXPECT_FALSE(fs::exists(dir / "out.bpte"));
     }
-    EXPECT_EQ(FileBytes(path), bytes) << "--in-place changed a bundle it refused";
+    EXPECT_EQ(ReadBytes(path), bytes) << "--in-place changed a bundle it refused";
   }
 }
 
@@ -208,7 +196,7 @@ TEST(BundleCommand, RewriteRefusesABundleWhoseTestsItCannotKeep) {
   test_support::BundleSpec spec;
   spec.unknown_int_field = true;
   const fs::path bundle = dir / "newer.bpte";
-  WriteBytes(bundle, test_support::MakeBundle(FileBytes(llm), spec));
+  WriteBytes(bundle, test_support::MakeBundle(ReadBytes(llm), spec));
   CommandOutput out = RunTool(
       "pteshare", {"rewrite", bundle.string(), "--share-auto", "-o", (dir / "o.bpte").string()});
   EXPECT_EQ(out.exit_status, 2);
