@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rewriter/plan/planner.h"
@@ -50,6 +51,24 @@ inline std::unique_ptr<LoadedProgram> Load(const std::vector<synth::FixedMethod>
   return Load(synth::FixedLayoutSpec(methods));
 }
 
+/// A request that shares `names` (--share).
+inline ShareRequest ShareNames(std::vector<std::string> names) {
+  ShareRequest request;
+  request.names = std::move(names);
+  return request;
+}
+
+/// Two methods whose state k, v (64 bytes each, initial state) sits at
+/// different offsets of arena 1:
+///   prefill: act [0,128), k [128,192), v [192,256), act [256,320)
+///   decode:  k [0,64), v [64,128), act [128,160)
+inline std::vector<synth::FixedMethod> TwoMethodsSharingKV() {
+  return {
+      {"prefill", {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}}},
+      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {32, 1, 128}}},
+  };
+}
+
 /// Writes `spec` as `dir/name` with the builder's defaults; the path.
 inline std::string WriteProgram(const std::filesystem::path& dir, const synth::ProgramSpec& spec,
                                 const std::string& name) {
@@ -78,6 +97,11 @@ inline const TensorMove& MoveOf(const Plan& plan, size_t method, uint32_t value)
   const TensorMove* move = plan.methods.at(method).Find(value);
   if (move == nullptr) throw std::logic_error("the plan has no value " + std::to_string(value));
   return *move;
+}
+
+/// The same, to break a plan by hand.
+inline TensorMove& MoveOf(Plan& plan, size_t method, uint32_t value) {
+  return const_cast<TensorMove&>(MoveOf(std::as_const(plan), method, value));
 }
 
 }  // namespace pteshare::test_support

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "rewriter/patch/patched_bytes.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/plan/planner.h"
+#include "rewriter/write/journal.h"
 #include "tests/test_support.h"
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"
@@ -153,6 +156,27 @@ inline void ExpectSegmentsKept(const std::vector<uint8_t>& before,
         << "segment " << i << " moved from " << a->segments[i].file_offset << " to "
         << b->segments[i].file_offset;
   }
+}
+
+/// An in-place rewrite of SharedCacheSpec (built into `dir`/m.pte with
+/// room for its tables before the segments) stopped right after its
+/// journal is durable, as a power loss would stop it; the file, whose
+/// bytes are still the input (`input`, if given).
+inline std::filesystem::path CrashedAfterJournal(const TempDir& dir,
+                                                 std::vector<uint8_t>* input = nullptr) {
+  const std::filesystem::path file = dir / "m.pte";
+  b::BuildOptions in_slack;
+  in_slack.segment_alignment = 4096;
+  const std::vector<uint8_t> bytes = Build(SharedCacheSpec(), in_slack);
+  WriteBytes(file, bytes);
+  if (input != nullptr) *input = bytes;
+  ::setenv("PTESHARE_TEST_CRASH_AT", "after-journal", 1);
+  CommandOutput crashed =
+      RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--share", kCacheName});
+  ::unsetenv("PTESHARE_TEST_CRASH_AT");
+  EXPECT_EQ(crashed.exit_status, 99) << crashed.err;
+  EXPECT_TRUE(std::filesystem::exists(JournalPath(file)));
+  return file;
 }
 
 }  // namespace pteshare::test_support

@@ -182,6 +182,13 @@ std::string SynthLlm(const fs::path& dir, const std::string& name, std::vector<s
   return path;
 }
 
+std::vector<std::string> FolderNames(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::string ReadFileBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -93,6 +93,9 @@ inline bool Contains(const std::string& text, const std::string& part) {
 std::string SynthLlm(const std::filesystem::path& dir, const std::string& name,
                      std::vector<std::string> args = {});
 
+/// The names in `folder`, sorted: what a write left behind.
+std::vector<std::string> FolderNames(const std::filesystem::path& folder);
+
 /// Whole file as bytes.
 std::string ReadFileBytes(const std::filesystem::path& path);
 void WriteFileBytes(const std::filesystem::path& path, const std::string& bytes);

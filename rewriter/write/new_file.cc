@@ -68,7 +68,7 @@ Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode, const N
   MaybeCrashAt("before-publish");
   Status published = temp->Publish(/*replace=*/target->replaced.has_value());
   if (!published.ok()) return published;
-  say("renamed over " + target->path.string());
+  say((target->replaced ? "renamed over " : "linked as ") + target->path.string());
   return Status::Ok();
 }
 

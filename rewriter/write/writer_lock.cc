@@ -59,7 +59,9 @@ Result<WriterLock> WriterLock::Acquire(const std::filesystem::path& file,
     }
     struct stat now;
     if (const int err = files.StatPath(held.path_, &now); err != 0) {
-      return Error{std::string("the file disappeared while waiting for the lock: ") +
+      // Only a missing name means it went away; an I/O error says itself.
+      return Error{std::string(err == ENOENT ? "the file disappeared while waiting for the lock: "
+                                             : "cannot stat the file after locking it: ") +
                    std::strerror(err)};
     }
     if (SameFile(now, locked_file)) return held;

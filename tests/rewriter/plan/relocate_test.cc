@@ -15,6 +15,8 @@ namespace {
 using synth::FixedMethod;
 using synth::FixedTensor;
 using test_support::Load;
+using test_support::ShareNames;
+using test_support::TwoMethodsSharingKV;
 
 constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 
@@ -36,24 +38,9 @@ uint64_t After(const Plan& plan, size_t method, uint32_t value) {
   return ~uint64_t{0};
 }
 
-ShareRequest Share(std::vector<std::string> names) {
-  ShareRequest r;
-  r.names = std::move(names);
-  return r;
-}
-
-// prefill: act [0,128), k [128,192), v [192,256), act [256,320)
-// decode:  k [0,64), v [64,128), act [128,160)
-std::vector<FixedMethod> TwoMethodsSharingKV() {
-  return {
-      {"prefill", {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}}},
-      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {32, 1, 128}}},
-  };
-}
-
 TEST(Relocate, TwoMethodsShareKvCachesInArenaOne) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 1u);
@@ -78,7 +65,7 @@ TEST(Relocate, SlotsFollowSortedNameOrderNotInputOrder) {
       {"m1", {{32, 1, 0, "b", true}, {32, 1, 32, "a", true}}},
       {"m2", {{32, 1, 0, "a", true}, {32, 1, 32, "b", true}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"b", "a"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"b", "a"}));
   EXPECT_EQ(input.plan.fronts[0].slots[0].name, "a");
   EXPECT_EQ(After(input.plan, 0, 1), 0u);   // m1's "a"
   EXPECT_EQ(After(input.plan, 0, 0), 32u);  // m1's "b"
@@ -98,7 +85,7 @@ TEST(Relocate, CachesInADeviceArenaWhileActivationsStayInArenaOne) {
        {},
        {cuda}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, kCuda);
@@ -116,7 +103,7 @@ TEST(Relocate, MethodWithoutBufferStillReservesItsSlot) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},  // no "v"
   });
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   // decode's activation must stay off v's slot [64, 128): it moves up by
   // F - k's slot = 64, and the arena grows by v's slot only.
   EXPECT_EQ(After(input.plan, 1, 1), 128u);
@@ -131,7 +118,7 @@ TEST(Relocate, UnnamedBuffersNamedByPosition) {
       {"prefill", {{64, 1, 0}, {64, 1, 64, "", true}}},
       {"decode", {{64, 1, 0, "", true}, {16, 1, 64}}},
   });
-  ShareRequest request = Share({"state"});
+  ShareRequest request = ShareNames({"state"});
   request.namings = {{"prefill", 1, "state"}, {"decode", 0, "state"}};
   PlanResult input = PlanOk(p->view, request);
   EXPECT_EQ(After(input.plan, 0, 1), 0u);
@@ -148,7 +135,7 @@ TEST(Relocate, AliasesOfACacheFollowItKeepingTheirRelativeOffset) {
         {32, 1, 144}}},  // a view at +16
       {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   EXPECT_EQ(After(input.plan, 0, 1), 0u);
   EXPECT_EQ(After(input.plan, 0, 2), 0u);
   EXPECT_EQ(After(input.plan, 0, 3), 16u);
@@ -161,7 +148,7 @@ TEST(Relocate, ExporterTailPaddingIsKept) {
       {"prefill", {{64, 1, 0}, {64, 1, 64, "k", true}}},
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}, {256}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   EXPECT_EQ(input.plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{256}));
   EXPECT_EQ(input.plan.methods[0].arena_sizes_after, (std::vector<uint64_t>{128}));
 }
@@ -177,7 +164,7 @@ TEST(Relocate, ZeroByteTensorsMoveOnlyWithWhatContainsThem) {
         {16, 2, 16}}},  // elsewhere: makes the input's alignment 16, as given
       {"decode", {{64, 1, 0, "k", true}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   EXPECT_EQ(After(input.plan, 0, 2), 32u + 64u);
   EXPECT_EQ(After(input.plan, 0, 3), 8u);
   EXPECT_EQ(After(input.plan, 0, 4), 4096u);
@@ -188,7 +175,7 @@ TEST(Relocate, ArenasWithoutSharedBuffersAreUntouched) {
       {"prefill", {{64, 1, 0}, {64, 1, 64, "k", true}, {48, 2, 16}}},
       {"decode", {{64, 1, 0, "k", true}, {48, 2, 0}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   EXPECT_EQ(After(input.plan, 0, 2), 16u);
   EXPECT_EQ(input.plan.methods[0].arena_sizes_after[1],
             input.plan.methods[0].arena_sizes_before[1]);
@@ -203,7 +190,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
       {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}}},
   };
   auto first = Load(methods);
-  PlanResult once = PlanOk(first->view, Share({"k", "v"}));
+  PlanResult once = PlanOk(first->view, ShareNames({"k", "v"}));
   for (size_t m = 0; m < methods.size(); ++m) {
     for (size_t v = 0; v < methods[m].tensors.size(); ++v) {
       methods[m].tensors[v].offset = After(once.plan, m, static_cast<uint32_t>(v));
@@ -211,7 +198,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
     methods[m].arena_sizes = {static_cast<int64_t>(once.plan.methods[m].arena_sizes_after[0])};
   }
   auto second = Load(methods);
-  PlanResult twice = PlanOk(second->view, Share({"k", "v"}));
+  PlanResult twice = PlanOk(second->view, ShareNames({"k", "v"}));
   for (const MethodPlan& m : twice.plan.methods) {
     for (const TensorMove& move : m.moves) EXPECT_FALSE(move.moved()) << m.name;
     EXPECT_EQ(m.arena_sizes_after, m.arena_sizes_before) << m.name;
@@ -221,7 +208,7 @@ TEST(Relocate, ASecondRunOnItsOwnOutputIsTheIdentity) {
 TEST(Relocate, DetectsTheAlignmentFromTheInput) {
   auto p = Load(TwoMethodsSharingKV());
   // Offsets 64, 128, 192, 256: the largest power of two dividing all is 64.
-  Result<PlanResult> input = MakePlan(p->view, Share({"k", "v"}), PlanOptions{});
+  Result<PlanResult> input = MakePlan(p->view, ShareNames({"k", "v"}), PlanOptions{});
   ASSERT_TRUE(input.ok()) << input.error().message;
   EXPECT_EQ(input->plan.alignment, 64u);
   EXPECT_TRUE(VerifyPlan(p->view, input->shared, input->plan).empty());
@@ -232,7 +219,7 @@ TEST(Relocate, SlotsAreRoundedToTheAlignment) {
       {"m1", {{20, 1, 0, "a", true}, {16, 1, 32, "b", true}, {16, 1, 64}}},
       {"m2", {{20, 1, 0, "a", true}, {16, 1, 32, "b", true}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"a", "b"}), 32);
+  PlanResult input = PlanOk(p->view, ShareNames({"a", "b"}), 32);
   EXPECT_EQ(input.plan.fronts[0].slots[0].slot_bytes, 32u);
   EXPECT_EQ(input.plan.fronts[0].slots[1].offset, 32u);
   EXPECT_EQ(input.plan.fronts[0].size, 64u);

@@ -23,6 +23,8 @@ namespace {
 using synth::FixedMethod;
 using test_support::Load;
 using test_support::MoveOf;
+using test_support::ShareNames;
+using test_support::TwoMethodsSharingKV;
 
 constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 
@@ -32,29 +34,14 @@ PlanOptions ArenaOptions(Strategy strategy = Strategy::kRelocate) {
   return options;
 }
 
-ShareRequest Share(std::vector<std::string> names) {
-  ShareRequest r;
-  r.names = std::move(names);
-  return r;
-}
-
 PlanResult PlanOk(const ProgramView& view, const ShareRequest& request,
                   const PlanOptions& options = ArenaOptions()) {
   return test_support::PlanVerified(view, request, options);
 }
 
-// prefill: act [0,128), k [128,192), v [192,256), act [256,320)
-// decode:  k [0,64), v [64,128), act [128,160)
-std::vector<FixedMethod> TwoMethodsSharingKV() {
-  return {
-      {"prefill", {{128, 1, 0}, {64, 1, 128, "k", true}, {64, 1, 192, "v", true}, {64, 1, 256}}},
-      {"decode", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {32, 1, 128}}},
-  };
-}
-
 TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   const FrontRegion& state = plan.fronts[0];
@@ -82,7 +69,7 @@ TEST(StateArena, CpuCachesGoToArenaTwoAndArenaOneIsCompacted) {
 TEST(StateArena, ArenasTheBuffersLeaveNeverGrow) {
   auto p = Load(TwoMethodsSharingKV());
   for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {
-    PlanResult input = PlanOk(p->view, Share({"k", "v"}), ArenaOptions(strategy));
+    PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}), ArenaOptions(strategy));
     for (const MethodPlan& m : input.plan.methods) {
       EXPECT_LE(m.arena_sizes_after[0], m.arena_sizes_before[0]) << m.name;
       EXPECT_EQ(m.arena_sizes_after[1], 128u) << m.name;
@@ -95,7 +82,7 @@ TEST(StateArena, MethodWithoutABufferStillGetsTheWholeArena) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 1, 64, "v", true}, {64, 1, 128}}},
       {"decode", {{64, 1, 0, "v", true}, {32, 1, 64}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const Plan& plan = input.plan;
   EXPECT_EQ(plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{32, 128}));
   EXPECT_EQ(MoveOf(plan, 1, 0).after, (Placement{2, 64, 64}));  // v keeps its slot
@@ -113,7 +100,7 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
        {},
        {cuda}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const Plan& plan = input.plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 3u);
@@ -143,7 +130,7 @@ TEST(StateArena, DeviceCachesGetANewArenaOnTheirDevice) {
     EXPECT_EQ(m.arenas[1].device, DeviceType::kCuda);
     EXPECT_EQ(m.arenas[2].size, 128u);
   }
-  PlanResult second = PlanOk(again->view, Share({"k", "v"}));
+  PlanResult second = PlanOk(again->view, ShareNames({"k", "v"}));
   EXPECT_EQ(second.plan.fronts[0].memory_id, 3u);  // kept, not a fourth
   Result<PatchSet> none = MakePatchSet(again->bytes, again->view, second.plan);
   ASSERT_TRUE(none.ok()) << none.error().message;
@@ -156,7 +143,7 @@ TEST(StateArena, MethodsWithFewerArenasGetEmptyOnesBeforeTheStateArena) {
       {"prefill", {{64, 1, 0, "k", true}, {64, 2, 0}}},
       {"decode", {{64, 1, 0, "k", true}, {16, 1, 64}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   EXPECT_EQ(input.plan.fronts[0].memory_id, 3u);
   EXPECT_EQ(input.plan.methods[1].arena_sizes_after, (std::vector<uint64_t>{16, 0, 64}));
   Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
@@ -174,7 +161,7 @@ TEST(StateArena, AMethodWithoutDeviceTableCannotGetADeviceArena) {
       {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
       {"decode", {{64, 1, 0}}},
   });
-  PlanResult input = PlanOk(p->view, Share({"k"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
   Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
   ASSERT_FALSE(patch.ok());
   EXPECT_NE(patch.error().message.find("method decode stores no non_const_buffer_device"),
@@ -188,7 +175,7 @@ TEST(StateArena, ABufferOnTwoDevicesIsRefused) {
       {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
       {"decode", {{64, 1, 0}, {64, kCuda, 0, "k", true}}},
   });
-  Result<PlanResult> input = MakePlan(p->view, Share({"k"}), ArenaOptions());
+  Result<PlanResult> input = MakePlan(p->view, ShareNames({"k"}), ArenaOptions());
   ASSERT_FALSE(input.ok());
   EXPECT_NE(input.error().message.find("on CUDA:0 in method prefill but on CPU:0 in method decode"),
             std::string::npos)
@@ -207,7 +194,7 @@ TEST(StateArena, NothingToShareIsRefusedNotReportedAsDone) {
 
 TEST(StateArena, VerifierCatchesAnAliasLeftBehindAndAStrangerInTheStateArena) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   auto has = [](const std::vector<PlanViolation>& found, const std::string& invariant) {
     for (const PlanViolation& v : found) {
       if (InvariantName(v.invariant) == invariant) return true;
@@ -256,7 +243,7 @@ TEST(StateArena, ArenaVectorReferencesAreAllocationInfo) {
 
 TEST(StateArena, MemoryCostCountsTheNewArena) {
   auto p = Load(TwoMethodsSharingKV());
-  PlanResult input = PlanOk(p->view, Share({"k", "v"}));
+  PlanResult input = PlanOk(p->view, ShareNames({"k", "v"}));
   const MemoryCost cost = ComputeMemoryCost(input.plan);
   ASSERT_EQ(cost.arenas.size(), 2u);
   EXPECT_EQ(cost.arenas[1].one_set_before, 0u);

@@ -153,22 +153,6 @@ TEST(Journal, StaleJournalFromAnotherFileIsRefusedNotApplied) {
   }
 }
 
-// An in-place rewrite of a copy of the fixture that stops right after its
-// journal is durable; returns the file.
-fs::path CrashedAfterJournal(const TempDir& dir) {
-  const fs::path file = dir / "m.pte";
-  b::BuildOptions in_slack;
-  in_slack.segment_alignment = 4096;
-  WriteBytes(file, Build(SharedCacheSpec(), in_slack));
-  ::setenv("PTESHARE_TEST_CRASH_AT", "after-journal", 1);
-  CommandOutput crashed =
-      RunTool("pteshare", {"rewrite", file.string(), "--in-place", "--share", kCacheName});
-  ::unsetenv("PTESHARE_TEST_CRASH_AT");
-  EXPECT_EQ(crashed.exit_status, 99) << crashed.err;
-  EXPECT_TRUE(fs::exists(JournalPath(file)));
-  return file;
-}
-
 void ExpectOneLineRefusal(const CommandOutput& out, const std::string& file,
                           const std::string& what) {
   EXPECT_EQ(out.exit_status, 2) << out.err;
@@ -228,9 +212,7 @@ TEST(Journal, FailedJournalWriteLeavesNoFile) {
   ASSERT_FALSE(written.ok());
   EXPECT_NE(written.error().message.find("cannot write the journal"), std::string::npos)
       << written.error().message;
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename());
-  EXPECT_EQ(names, std::vector<std::string>{"f"});
+  EXPECT_EQ(FolderNames(dir.path()), std::vector<std::string>{"f"});
 }
 
 // F11 on a real full disk: a 64 KiB tmpfs.

@@ -21,13 +21,6 @@ namespace {
 using namespace pteshare::test_support;
 namespace fs = std::filesystem;
 
-std::vector<std::string> Listing(const fs::path& folder) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 CommandOutput RewriteTo(const fs::path& in, const fs::path& out, const std::string& crash_at) {
   if (!crash_at.empty()) ::setenv("PTESHARE_TEST_CRASH_AT", crash_at.c_str(), 1);
   CommandOutput result =
@@ -52,7 +45,7 @@ TEST(PendingFile, KilledOutputWriteLeavesNothingBehind) {
         const std::vector<std::string> expected =
             existing ? std::vector<std::string>{"in.pte", "out.pte"}
                      : std::vector<std::string>{"in.pte"};
-        EXPECT_EQ(Listing(dir.path()), expected);
+        EXPECT_EQ(FolderNames(dir.path()), expected);
         if (existing) {
           EXPECT_EQ(ReadFileBytes(dir / "out.pte"), "old");
         }
@@ -69,14 +62,14 @@ TEST(PendingFile, NameLeftBetweenLinkAndRenameIsCleanedByTheNextWriter) {
   WriteFileBytes(dir / "out.pte", "old");
   CommandOutput crashed = RewriteTo(dir / "in.pte", dir / "out.pte", "after-temp-link");
   ASSERT_EQ(crashed.exit_status, kTestCrashExitStatus) << crashed.err;
-  std::vector<std::string> left = Listing(dir.path());
+  std::vector<std::string> left = FolderNames(dir.path());
   ASSERT_EQ(left.size(), 3u);
   EXPECT_EQ(left[0].rfind(".out.pte.pteshare-tmp-", 0), 0u) << left[0];
   EXPECT_EQ(ReadFileBytes(dir / "out.pte"), "old") << "OUT is the old file until the rename";
 
   CommandOutput next = RewriteTo(dir / "in.pte", dir / "out.pte", "");
   ASSERT_EQ(next.exit_status, 0) << next.err;
-  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"in.pte", "out.pte"}));
+  EXPECT_EQ(FolderNames(dir.path()), (std::vector<std::string>{"in.pte", "out.pte"}));
 }
 
 TEST(PendingFile, OnlyProvablyAbandonedTemporariesAreDeleted) {
@@ -97,7 +90,7 @@ TEST(PendingFile, OnlyProvablyAbandonedTemporariesAreDeleted) {
     EXPECT_TRUE(fs::exists(named));
   }  // the writer is gone: its lock is released
   EXPECT_EQ(CleanAbandonedTemps(out), 1u);
-  EXPECT_EQ(Listing(dir.path()),
+  EXPECT_EQ(FolderNames(dir.path()),
             (std::vector<std::string>{".out.pte.pteshare-tmp-1", "out.pte.pteshare-tmp"}));
 }
 
@@ -108,7 +101,7 @@ TEST(PendingFile, PublishCreatesANewNameOrReplacesAtomically) {
     Result<PendingFile> file = PendingFile::Create(out, 0640);
     ASSERT_TRUE(file.ok());
     ASSERT_TRUE(WriteAt(file->fd(), 0, std::vector<uint8_t>{'n', 'e', 'w'}).ok());
-    EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{}) << "no name before Publish";
+    EXPECT_EQ(FolderNames(dir.path()), std::vector<std::string>{}) << "no name before Publish";
     ASSERT_TRUE(file->Publish(/*replace=*/false).ok());
   }
   EXPECT_EQ(ReadFileBytes(out), "new");
@@ -118,7 +111,7 @@ TEST(PendingFile, PublishCreatesANewNameOrReplacesAtomically) {
   ASSERT_TRUE(WriteAt(again->fd(), 0, std::vector<uint8_t>{'2'}).ok());
   ASSERT_TRUE(again->Publish(/*replace=*/true).ok());
   EXPECT_EQ(ReadFileBytes(out), "2");
-  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"f"});
+  EXPECT_EQ(FolderNames(dir.path()), std::vector<std::string>{"f"});
 }
 
 }  // namespace
