@@ -1,12 +1,13 @@
 // PlanVerifier: checks a Plan against the program it was made from, before
-// anything is written. It shares no code with the strategies: it re-derives
-// every fact from the ProgramView and the plan's own claims, so a bug in a
+// anything is written. It shares no strategy's code: it re-derives every
+// fact from the ProgramView and the plan's own claims, so a bug in a
 // strategy shows up here as a violation instead of a corrupt file.
 //
 // It checks I1-I6 of the one list of invariants, docs/design.md
 // ("Invariants"; how each is checked: "Verifying"), named by Invariant below.
-// Lifetimes (lifetimes.h) are facts of the input, shared with replan by
-// design; nothing of replan's own code is used here.
+// Lifetimes and their live overlaps (lifetimes.h, live_overlaps.h) are
+// facts of the input, shared with replan by design; nothing of relocate's
+// or replan's own code is used here.
 #pragma once
 
 #include <string>
