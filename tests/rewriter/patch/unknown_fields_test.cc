@@ -74,7 +74,8 @@ TEST(UnknownFields, AbsentEntriesPastTheKnownFieldsAreNotFields) {
     std::vector<uint8_t> bytes(32, 0);
     const uint16_t sizes[] = {static_cast<uint16_t>(4 + 2 * field_at.size()), 8};
     std::memcpy(bytes.data(), sizes, sizeof sizes);
-    std::memcpy(bytes.data() + 4, field_at.data(), 2 * field_at.size());
+    // (An empty vector's data() may be null, which memcpy must not get.)
+    if (!field_at.empty()) std::memcpy(bytes.data() + 4, field_at.data(), 2 * field_at.size());
     wire::StoreU32(bytes.data() + 16, 16);  // soffset: the vtable 16 bytes before
     return bytes;
   };
