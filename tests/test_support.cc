@@ -76,6 +76,16 @@ std::vector<ManifestRow> CorpusManifest() {
   return rows;
 }
 
+std::vector<ManifestRow> CorpusProgramRows() {
+  std::vector<ManifestRow> rows;
+  for (ManifestRow& row : CorpusManifest()) {
+    if (row.identifier == "ET12") rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+fs::path CorpusPath(const ManifestRow& row) { return SharedDir() / "corpus" / row.file; }
+
 ManifestTotals CorpusManifestTotals() {
   ManifestTotals totals;
   for (const ManifestRow& row : CorpusManifest()) {

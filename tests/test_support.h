@@ -29,6 +29,11 @@ struct ManifestRow {
 
 /// Every row of MANIFEST.tsv in file order (empty when ../shared is absent).
 std::vector<ManifestRow> CorpusManifest();
+/// The rows that are ET12 programs (those our reader must read), in file
+/// order.
+std::vector<ManifestRow> CorpusProgramRows();
+/// Where a row's file is: ../shared/corpus/FILE.
+std::filesystem::path CorpusPath(const ManifestRow& row);
 
 /// How many manifest rows are ET12 programs, and their planned tensors.
 struct ManifestTotals {

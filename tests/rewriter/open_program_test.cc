@@ -124,7 +124,7 @@ TEST(OpenProgram, EveryCorpusFileReadsTheSameFromItsPathAndFromItsBytes) {
   size_t read = 0;
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row.file);
-    const fs::path path = SharedDir() / "corpus" / row.file;
+    const fs::path path = test_support::CorpusPath(row);
     const std::vector<uint8_t> bytes = ReadBytes(path);
     Result<OpenedProgram> by_path = OpenProgram(path);
     Result<OpenedProgram> by_bytes = OpenProgramBytes(bytes);

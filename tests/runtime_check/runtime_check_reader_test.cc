@@ -252,8 +252,7 @@ TEST(RuntimeCheckReader, ReadsEveryCorpusFileAsTheGeneratedCodeDoes) {
   size_t compared_tensors = 0;
   for (const test_support::ManifestRow& row : manifest) {
     SCOPED_TRACE(row.file);
-    const std::string text =
-        test_support::ReadFileBytes(test_support::SharedDir() / "corpus" / row.file);
+    const std::string text = test_support::ReadFileBytes(test_support::CorpusPath(row));
     const std::vector<uint8_t> bytes(text.begin(), text.end());
     ProgramTables ours;
     std::string problem;

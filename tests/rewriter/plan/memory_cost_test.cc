@@ -91,10 +91,9 @@ std::vector<uint64_t> ManifestArenas(const std::string& text) {
 TEST(MemoryCost, EveryCorpusProgramCostsWhatItsManifestRowStates) {
   if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
   size_t programs = 0;
-  for (const test_support::ManifestRow& row : test_support::CorpusManifest()) {
-    if (row.identifier != "ET12") continue;
+  for (const test_support::ManifestRow& row : test_support::CorpusProgramRows()) {
     SCOPED_TRACE(row.file);
-    Result<OpenedProgram> opened = OpenProgram(test_support::SharedDir() / "corpus" / row.file);
+    Result<OpenedProgram> opened = OpenProgram(test_support::CorpusPath(row));
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     uint64_t one_set = 0, separate = 0;
     std::vector<uint64_t> largest;

@@ -29,7 +29,7 @@ TEST(ProgramView, EveryCorpusProgramMatchesTheManifest) {
   size_t programs = 0, planned_total = 0;
   for (const ManifestRow& row : rows) {
     SCOPED_TRACE(row.file);
-    Result<OpenedProgram> opened = OpenProgram(SharedDir() / "corpus" / row.file);
+    Result<OpenedProgram> opened = OpenProgram(test_support::CorpusPath(row));
     if (row.identifier == "BP08") {  // the program inside: bundle_test.cc
       ASSERT_TRUE(opened.ok()) << opened.error().message;
       continue;

@@ -134,7 +134,7 @@ TEST(LayoutCommand, EveryCorpusProgramIsRewrittenAndCheckedOrRefusedInOneLine) {
   TempDir dir;
   size_t refused_single_method = 0, single_method_programs = 0, files = 0;
   for (const test_support::ManifestRow& row : test_support::CorpusManifest()) {
-    const std::filesystem::path input = test_support::SharedDir() / "corpus" / row.file;
+    const std::filesystem::path input = test_support::CorpusPath(row);
     const std::filesystem::path out_file = dir.path() / row.file;
     ++files;
     CommandOutput out = RunTool("pteshare", {"rewrite", input.string(), "--share-auto", "--layout",

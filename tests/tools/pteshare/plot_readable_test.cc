@@ -268,8 +268,8 @@ TEST(PlotReadable, LabelsNeverOverlapOnPteSynthPrograms) {
 /// Corpus rows that are programs with methods, read from MANIFEST.tsv.
 std::vector<test_support::ManifestRow> CorpusPrograms() {
   std::vector<test_support::ManifestRow> rows;
-  for (test_support::ManifestRow& row : test_support::CorpusManifest()) {
-    if (row.identifier == "ET12" && !row.methods.empty()) rows.push_back(std::move(row));
+  for (test_support::ManifestRow& row : test_support::CorpusProgramRows()) {
+    if (!row.methods.empty()) rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -283,7 +283,7 @@ TEST(PlotReadableCorpus, ProgramsWithNothingPlannedSaySoAndNameEveryMethod) {
                                              [](uint64_t n) { return n == 0; });
     if (!nothing_planned) continue;
     ++unplanned_programs;
-    const std::string file = (test_support::SharedDir() / "corpus" / row.file).string();
+    const std::string file = test_support::CorpusPath(row).string();
     Plotted p = Plot(file, {}, dir / "empty.svg");
     ASSERT_EQ(p.out.exit_status, 0) << row.file << ": " << p.out.err;
     EXPECT_EQ(XmlProblem(p.svg), "") << row.file;
@@ -319,7 +319,7 @@ TEST(PlotReadableCorpus, LabelsNeverOverlapOnTheCorpus) {
   TempDir dir;
   size_t plotted = 0;
   for (const test_support::ManifestRow& row : CorpusPrograms()) {
-    const std::string file = (test_support::SharedDir() / "corpus" / row.file).string();
+    const std::string file = test_support::CorpusPath(row).string();
     Plotted p = Plot(file, {"--share-auto"}, dir / "corpus.svg");
     // Programs with nothing to share still plot (replanned only); the
     // ones pteshare refuses say so with exit 2 and are not drawn.
