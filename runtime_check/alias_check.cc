@@ -1,78 +1,130 @@
-// The two entry points: read the program's tables, then run the sharing rules
-// (shared_buffers.h) and, for CheckBindings, the load-time rules
-// (binding_check.h). Nothing escapes as an exception.
+// The host report: runs the checker (check.h) with scratch from the heap,
+// collects its findings and summaries, and writes each finding's message
+// (finding_text.h). Nothing escapes as an exception.
 #include "runtime_check/alias_check.h"
 
 #include <exception>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
-#include "runtime_check/binding_check.h"
-#include "runtime_check/findings.h"
-#include "runtime_check/program_check.h"
-#include "runtime_check/program_reader.h"
-#include "runtime_check/state_pairing.h"
+#include "runtime_check/finding_text.h"
 
 namespace pteshare::runtime_check {
-namespace internal {
-
-CheckedProgram CheckProgramTables(const ProgramTables& tables, const CheckOptions& options,
-                                  CompareLocation compare, Report* report) {
-  CheckedProgram state;
-  state.methods = ReadMethodLayouts(tables, &report->findings);
-  ApplyValueNamings(options.extra_names, &state.methods, &report->findings);
-  PairUnnamedState(&state.methods, &report->findings);
-  state.groups = CollectSharedGroups(state.methods, options.shared_names, &report->findings);
-  CheckSamePlacement(state.methods, state.groups, compare, &report->findings);
-  CheckArenaDevices(state.methods, state.groups, &report->findings);
-  CheckNoOverlap(state.methods, state.groups, &report->findings);
-  CheckPrivateState(state.methods, state.groups, &report->findings);
-  CheckSharingCaveats(state.methods, state.groups, &report->findings);
-
-  for (const MethodLayout& method : state.methods) {
-    MethodArenas arenas;
-    arenas.name = method.name;
-    for (size_t id = 1; id <= method.arena_sizes.size(); ++id) {
-      arenas.arena_sizes.push_back(method.ArenaSize(static_cast<uint32_t>(id)));
-    }
-    arenas.planned_tensors = static_cast<uint32_t>(method.tensors.size());
-    report->methods.push_back(std::move(arenas));
-  }
-  report->shared = DescribeGroups(state.methods, state.groups);
-  return state;
-}
-
-}  // namespace internal
-
 namespace {
 
-// The tables read from the bytes, and what the checks made of them (whose
-// layouts point into the tables). Empty with a kNotAProgram finding when
-// unreadable.
-struct ProgramState {
-  internal::ProgramTables tables;
-  internal::CheckedProgram checked;
-};
+using internal::ToString;
 
-void ReadAndCheckProgram(const void* data, size_t size, const CheckOptions& options,
-                         internal::CompareLocation compare, ProgramState* state, Report* report) {
-  std::string problem;
-  if (!internal::ReadProgramTables(data, size, &state->tables, &problem)) {
-    Finding finding = internal::NewFinding(FindingKind::kNotAProgram);
-    finding.message = problem;
-    report->findings.push_back(std::move(finding));
-    return;
-  }
-  state->checked = internal::CheckProgramTables(state->tables, options, compare, report);
+core::Text TextOf(const std::string& s) {
+  return core::Text(s.data(), static_cast<uint32_t>(s.size()));
 }
 
-// The checker allocates (strings, vectors); out of memory must still come
-// back as a finding, not as an exception through a C++17 loader.
+// Collects what the checker reports; messages are written once the check
+// is over, when every shared buffer's methods are known.
+class ReportSink : public core::Sink {
+ public:
+  explicit ReportSink(Report* report) : report_(report) {}
+
+  void OnFinding(const core::Finding& finding) override { found_.push_back(finding); }
+
+  void OnMethod(const core::MethodSummary& method) override {
+    MethodArenas arenas;
+    arenas.name = ToString(method.name);
+    for (uint32_t id = 1; id <= method.arena_count; ++id) {
+      arenas.arena_sizes.push_back(method.ArenaSize(id));
+    }
+    arenas.planned_tensors = method.planned_tensors;
+    report_->methods.push_back(std::move(arenas));
+  }
+
+  void OnSharedBuffer(const core::SharedBufferSummary& buffer) override {
+    SharedBuffer shared;
+    shared.name = ToString(buffer.name);
+    shared.placement = buffer.placement;
+    shared.paired = buffer.paired;
+    report_->shared.push_back(std::move(shared));
+  }
+
+  void OnOccurrence(const core::Occurrence& occurrence) override {
+    SharedBuffer& buffer = report_->shared.back();
+    const std::string method = ToString(occurrence.method);
+    if (buffer.methods.empty() || buffer.methods.back() != method) buffer.methods.push_back(method);
+    std::vector<std::string>& stateful = buffer.methods_with_initial_state;
+    if (occurrence.has_initial_state && (stateful.empty() || stateful.back() != method)) {
+      stateful.push_back(method);
+    }
+  }
+
+  // The findings, with their messages, into the report.
+  void Finish() {
+    for (const core::Finding& f : found_) {
+      Finding finding;
+      finding.kind = f.kind;
+      finding.severity = f.severity;
+      finding.method = ToString(f.method);
+      finding.value_index = f.value_index;
+      finding.name = ToString(f.name);
+      finding.placement = f.placement;
+      finding.reference_method = ToString(f.reference_method);
+      finding.reference_value_index = f.reference_value_index;
+      finding.reference = f.reference;
+      finding.expected = f.expected;
+      finding.actual = f.actual;
+      finding.message = internal::FindingMessage(f, report_->shared);
+      report_->findings.push_back(std::move(finding));
+    }
+  }
+
+ private:
+  Report* report_;
+  std::vector<core::Finding> found_;
+};
+
+// The options as the checker takes them: views into `options`, which
+// outlives the check.
+struct CoreOptions {
+  std::vector<core::Text> shared_names;
+  std::vector<core::ValueNaming> value_names;
+  core::Options options;
+
+  explicit CoreOptions(const CheckOptions& given) {
+    for (const std::string& name : given.shared_names) shared_names.push_back(TextOf(name));
+    for (const ValueNaming& naming : given.extra_names) {
+      value_names.push_back({TextOf(naming.method), naming.value_index, TextOf(naming.name)});
+    }
+    options.shared_names = shared_names.data();
+    options.shared_name_count = shared_names.size();
+    options.value_names = value_names.data();
+    options.value_name_count = value_names.size();
+  }
+};
+
+// The scratch, from the heap, once the checker has counted the program:
+// uninitialized, so pages it never touches cost nothing.
+struct HeapScratch {
+  std::unique_ptr<uint64_t[]> memory;
+
+  static void* Allocate(size_t bytes, void* context) {
+    auto* self = static_cast<HeapScratch*>(context);
+    self->memory.reset(new (std::nothrow) uint64_t[bytes / 8 + 1]);
+    return self->memory.get();
+  }
+  core::Scratch Span() { return core::Scratch{nullptr, 0, &HeapScratch::Allocate, this}; }
+};
+
+// The checker allocates nothing; the report does (strings, vectors): out of
+// memory must still come back as a finding, not as an exception through a
+// C++17 loader.
 template <typename Check>
 Report Guarded(Check check) noexcept {
   Report report;
   try {
-    check(&report);
+    ReportSink sink(&report);
+    HeapScratch scratch;
+    const core::Result result = check(sink, scratch.Span());
+    sink.Finish();
+    report.completed = result.completed;
   } catch (const std::exception& e) {
     // Free what the check built, so the finding below has room.
     std::vector<Finding>().swap(report.findings);
@@ -80,7 +132,8 @@ Report Guarded(Check check) noexcept {
     std::vector<SharedBuffer>().swap(report.shared);
     report.completed = false;
     try {
-      Finding finding = internal::NewFinding(FindingKind::kInternalError);
+      Finding finding;
+      finding.kind = FindingKind::kInternalError;
       finding.message = std::string("the check stopped: ") + e.what();
       report.findings.push_back(std::move(finding));
     } catch (...) {
@@ -93,24 +146,22 @@ Report Guarded(Check check) noexcept {
 }  // namespace
 
 Report CheckProgram(const void* data, size_t size, const CheckOptions& options) noexcept {
-  return Guarded([&](Report* report) {
-    ProgramState state;
-    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kArenaAndOffset, &state,
-                        report);
+  return Guarded([&](core::Sink& sink, core::Scratch scratch) {
+    const CoreOptions core_options(options);
+    return core::Check(data, size, core_options.options, scratch, sink);
   });
 }
 
 Report CheckBindings(const void* data, size_t size, const CheckOptions& options,
                      const std::vector<MethodBinding>& bindings) noexcept {
-  return Guarded([&](Report* report) {
-    // Where a shared buffer lives is judged by its absolute address, so a
-    // loader that compensates an offset with its binding is not refused.
-    ProgramState state;
-    ReadAndCheckProgram(data, size, options, internal::CompareLocation::kSizeOnly, &state, report);
-    if (!report->readable()) return;
-    const internal::CheckedProgram& checked = state.checked;
-    internal::CheckBindingsCoverArenas(checked.methods, bindings, &report->findings);
-    internal::CheckSharedAddresses(checked.methods, checked.groups, bindings, &report->findings);
+  return Guarded([&](core::Sink& sink, core::Scratch scratch) {
+    const CoreOptions core_options(options);
+    std::vector<core::MethodBinding> bound;
+    for (const MethodBinding& binding : bindings) {
+      bound.push_back({TextOf(binding.method), binding.arenas.data(), binding.arenas.size()});
+    }
+    return core::CheckBindings(data, size, core_options.options, bound.data(), bound.size(),
+                               scratch, sink);
   });
 }
 

@@ -1,33 +1,28 @@
-// runtime_check: checks that the shared buffers of a compiled ExecuTorch
-// program (.pte) really alias across its methods, the way the ExecuTorch
-// loader will place them. An application links this into its loader:
+// runtime_check's report for hosts: the checks of check.h (the checker
+// itself, no heap, no exceptions, as a device links it) with the findings as
+// one-line messages, in vectors and strings. An application links this into
+// its loader:
 //
 //   std::vector<uint8_t> pte = ...;  // the whole file (or at least the flatbuffer)
 //   runtime_check::Report r = runtime_check::CheckBindings(pte.data(), pte.size(), {}, bindings);
 //   if (!r.ok()) for (auto& f : r.findings) log(f.message);
 //
-// Two checks:
-//  - CheckProgram: the placements written in the file. Every shared buffer
-//    has one (memory_id, offset, nbytes) in every method that has it; no
-//    other tensor of any method overlaps it unless it lies inside it and
-//    the program shows it to be an alias (never written, or written only by
-//    instructions that also take the buffer or an alias of it); every
-//    planned tensor fits its arena.
+// Two checks (check.h says what each rule is):
+//  - CheckProgram: the placements written in the file.
 //  - CheckBindings: the above, plus the memory the application is about to
 //    hand each method (one buffer per memory_id, as ExecuTorch's
 //    HierarchicalAllocator takes them): every shared buffer must land on
 //    the same absolute address in every method, inside the bound buffers.
 //
 // The bytes may be hostile: the checker finds the flatbuffer itself (the
-// optional `eh00` extended header gives its size), runs the FlatBuffers
-// verifier over it and checks every number before using it. A bundled
-// program (.bpte, identifier BP08) may be passed as it is: its flatbuffer is
-// verified and the program inside it is checked. A bad program
-// gives findings, never a crash. Nothing is printed and nothing is thrown;
-// everything comes back in the Report.
+// optional `eh00` extended header gives its size), verifies every table of
+// it and checks every number before using it. A bundled program (.bpte,
+// identifier BP08) may be passed as it is: its flatbuffer is verified and
+// the program inside it is checked. A bad program gives findings, never a
+// crash. Nothing is printed and nothing is thrown; everything comes back in
+// the Report.
 //
-// C++17, standard library only; the implementation needs the FlatBuffers
-// headers and pteshare's generated schema header.
+// C++17, standard library only.
 #ifndef PTESHARE_RUNTIME_CHECK_ALIAS_CHECK_H_
 #define PTESHARE_RUNTIME_CHECK_ALIAS_CHECK_H_
 
@@ -36,117 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime_check/check.h"
+
 namespace pteshare::runtime_check {
-
-/// What a finding is about. The meaning of Finding::expected / actual is
-/// given per kind.
-enum class FindingKind {
-  // ---- The bytes are not a program we can read (nothing else is checked).
-  /// Too short, wrong identifier, bad extended header, verifier failure, or
-  /// data not 8-byte aligned in memory. expected/actual: unused.
-  kNotAProgram,
-  /// The checker itself failed (out of memory). expected/actual: unused.
-  kInternalError,
-
-  // ---- Numbers in one method that the loader would refuse.
-  /// Unknown scalar type, negative dimension, or nbytes overflowing 64
-  /// bits. actual: the scalar type number when it is unknown; otherwise
-  /// the message has the numbers.
-  kInvalidTensor,
-  /// memory_id 0 or past the method's arena list. expected: the method's
-  /// arena count; actual: the memory_id.
-  kInvalidMemoryId,
-  /// A negative entry in non_const_buffer_sizes. memory_id: the arena;
-  /// actual: the size as stored (two's complement).
-  kInvalidArenaSize,
-  /// offset + nbytes runs past the arena. expected: the arena size; actual:
-  /// offset + nbytes (UINT64_MAX when that overflows).
-  kPastArenaEnd,
-
-  // ---- Sharing, from the placements in the file.
-  /// A shared name that no method has. expected/actual: unused.
-  kSharedNameNotFound,
-  /// A (method, value index) -> name assignment that does not name a
-  /// planned tensor. expected: the method's value count; actual: the index.
-  kInvalidValueNaming,
-  /// The shared buffer is in another arena than in `reference_method`.
-  /// expected: reference memory_id; actual: this memory_id.
-  kArenaMismatch,
-  /// Same arena, other offset. expected: reference offset; actual: offset.
-  kOffsetMismatch,
-  /// Other size. expected: reference nbytes; actual: nbytes.
-  kSizeMismatch,
-  /// Same size, but another scalar type, sizes or dim order: the methods
-  /// would read each other's state as other numbers. expected/actual:
-  /// unused; the message names both.
-  kShapeMismatch,
-  /// The shared buffer's arena is on another device (type, index) in this
-  /// method than in `reference_method`: one set of arenas cannot give it
-  /// one memory. memory_id: the arena; expected: the reference's device
-  /// type << 8 | index; actual: this method's.
-  kDeviceMismatch,
-  /// A tensor overlaps a shared buffer without lying inside it. `name` is
-  /// the shared buffer, `reference` its placement in this method (or, in a
-  /// method without it, the slot it must keep free), or with bindings its
-  /// placement in `reference_method`, whose memory the tensor's bytes hit;
-  /// `placement` is the overlapping tensor. expected/actual: unused.
-  kOverlap,
-  /// A tensor lies inside a shared buffer, but the program does not show
-  /// it to be an alias of the buffer (docs/design.md, "Alias by evidence"):
-  /// a method input, a tensor with its own initial state, or one written by
-  /// an instruction that references neither the buffer nor an alias of it.
-  /// It would overwrite the shared state. `name`, `reference`: the buffer;
-  /// `placement`: the tensor. expected/actual: unused.
-  kUnprovenAlias,
-  /// A tensor of this method overlaps the state (a mutable buffer: initial
-  /// state or a name) of another method that is no shared buffer: with one
-  /// set of arenas, running this method overwrites that state between the
-  /// other's calls. `reference_method`, `reference_value_index`,
-  /// `reference`: the state; `name`: its name if it has one; `placement`:
-  /// the tensor. expected/actual: unused.
-  kPrivateStateOverlap,
-
-  // ---- Sharing, from the memory the application binds (CheckBindings).
-  /// A binding names a method the program does not have.
-  kUnknownMethod,
-  /// The method needs arena `memory_id` but the binding has no (or a null)
-  /// buffer for it. expected: arenas needed; actual: buffers given.
-  kArenaNotBound,
-  /// The bound buffer is smaller than the method's arena. expected: arena
-  /// size; actual: bound size.
-  kBindingTooSmall,
-  /// The shared buffer's absolute address differs from the one it has in
-  /// `reference_method`. expected: reference address; actual: this address.
-  kAddressMismatch,
-
-  // ---- Warnings: the sharing holds, but something will surprise.
-  /// The shared buffer has an initial state in several methods: loading a
-  /// method copies it over the shared memory. actual: how many methods.
-  kInitialStateInSeveralMethods,
-  /// The shared buffer is in arena > 2: ExecuTorch's
-  /// Module(share_memory_arenas=true) shares arenas 1 and 2 only.
-  /// actual: the memory_id.
-  kArenaNotSharedByModule,
-  /// Two or more methods have unnamed state (initial state, no name) that
-  /// does not pair (alias_check's automatic choice, see CheckOptions), so
-  /// its sharing is not checked. expected/actual: unused.
-  kUnpairedState,
-};
-
-enum class Severity { kError, kWarning };
-
-/// Stable snake_case name of a kind ("offset_mismatch"), for JSON and logs.
-const char* FindingKindName(FindingKind kind);
-
-/// Where a planned tensor lives. Offsets and sizes in bytes.
-struct Placement {
-  uint32_t memory_id = 0;  // 1-based arena id; 0 = none
-  uint64_t offset = 0;
-  uint64_t nbytes = 0;
-};
-
-/// No value index: the finding is about a method, a name or the file.
-constexpr int64_t kNoValue = -1;
 
 /// One thing that is wrong (or, for warnings, worth knowing).
 struct Finding {
@@ -233,12 +120,6 @@ struct CheckOptions {
 /// aligned (as from mmap or operator new); `size` is the whole file or at
 /// least its flatbuffer.
 Report CheckProgram(const void* data, size_t size, const CheckOptions& options) noexcept;
-
-/// One buffer the application hands the loader.
-struct ArenaBuffer {
-  const void* data = nullptr;
-  size_t size = 0;
-};
 
 /// The memory one method is loaded with: arenas[i] serves memory_id i + 1,
 /// as in the span list given to ExecuTorch's HierarchicalAllocator.

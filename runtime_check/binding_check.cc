@@ -1,200 +1,156 @@
 #include "runtime_check/binding_check.h"
 
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-
-#include "runtime_check/findings.h"
-
-namespace pteshare::runtime_check::internal {
+namespace pteshare::runtime_check::core::internal {
 namespace {
 
-// bound[m]: the binding of methods[m], or nullptr when it is not loaded.
-std::vector<const MethodBinding*> MatchBindings(const std::vector<MethodLayout>& methods,
-                                                const std::vector<MethodBinding>& bindings,
-                                                std::vector<Finding>* findings) {
-  std::vector<const MethodBinding*> bound(methods.size(), nullptr);
-  for (const MethodBinding& binding : bindings) {
-    auto found = std::find_if(methods.begin(), methods.end(),
-                              [&](const MethodLayout& m) { return m.name == binding.method; });
-    if (found == methods.end()) {
-      Finding finding = NewFinding(FindingKind::kUnknownMethod);
-      finding.method = binding.method;
-      finding.message = "binding for method " + binding.method + ": the program has no such method";
-      if (findings != nullptr) findings->push_back(std::move(finding));
-      continue;
-    }
-    const MethodBinding*& slot = bound[static_cast<size_t>(found - methods.begin())];
-    if (slot == nullptr) slot = &binding;  // the first binding of a method wins
+// The binding of `method` (the first that names it), or nullptr when it is
+// not loaded.
+const MethodBinding* BindingOf(const MethodRecord& method, const Bindings& bindings) {
+  for (size_t b = 0; b < bindings.count; ++b) {
+    if (bindings.items[b].method == method.name) return &bindings.items[b];
   }
-  return bound;
-}
-
-// The absolute address of `p` in `binding`; false when its arena has no
-// buffer (reported by CheckBindingsCoverArenas) or its end wraps around.
-// Only for valid placements (offset + nbytes does not overflow).
-bool AddressOf(const MethodBinding& binding, const Placement& p, uint64_t* address) {
-  if (p.memory_id == 0 || p.memory_id > binding.arenas.size()) return false;
-  const ArenaBuffer& buffer = binding.arenas[p.memory_id - 1];
-  if (buffer.data == nullptr) return false;
-  const auto base = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buffer.data));
-  if (p.offset + p.nbytes > std::numeric_limits<uint64_t>::max() - base) return false;
-  *address = base + p.offset;
-  return true;
+  return nullptr;
 }
 
 const void* BufferOf(const MethodBinding& binding, uint32_t memory_id) {
-  if (memory_id == 0 || memory_id > binding.arenas.size()) return nullptr;
+  if (memory_id == 0 || memory_id > binding.arena_count) return nullptr;
   return binding.arenas[memory_id - 1].data;
+}
+
+// The absolute address of `tensor` in `binding`; false when its arena has
+// no buffer (reported by CheckBindingsCoverArenas) or its end wraps around.
+// Only for valid tensors (offset + nbytes does not overflow).
+bool AddressOf(const MethodBinding& binding, const TensorRecord& tensor, uint64_t* address) {
+  const void* buffer = BufferOf(binding, tensor.memory_id);
+  if (buffer == nullptr) return false;
+  const auto base = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(buffer));
+  if (tensor.end() > ~uint64_t{0} - base) return false;
+  *address = base + tensor.offset;
+  return true;
 }
 
 }  // namespace
 
-void CheckBindingsCoverArenas(const std::vector<MethodLayout>& methods,
-                              const std::vector<MethodBinding>& bindings,
-                              std::vector<Finding>* findings) {
-  const std::vector<const MethodBinding*> bound = MatchBindings(methods, bindings, findings);
-  for (size_t m = 0; m < methods.size(); ++m) {
-    if (bound[m] == nullptr) continue;
-    const MethodLayout& method = methods[m];
-    const std::vector<ArenaBuffer>& given = bound[m]->arenas;
+void CheckBindingsCoverArenas(Program* program, const Bindings& bindings, Findings& findings) {
+  for (size_t b = 0; b < bindings.count; ++b) {
+    bool known = false;
+    for (uint32_t m = 0; m < program->method_count && !known; ++m) {
+      known = program->methods[m].name == bindings.items[b].method;
+    }
+    if (known) continue;
+    Finding finding = NewFinding(FindingKind::kUnknownMethod);
+    finding.method = bindings.items[b].method;
+    findings.Add(finding);
+  }
+  for (uint32_t m = 0; m < program->method_count; ++m) {
+    const MethodRecord& method = program->methods[m];
+    const MethodBinding* bound = BindingOf(method, bindings);
+    if (bound == nullptr) continue;
     // Arenas the loader will ask for: every arena with bytes, and every
     // memory_id a tensor names (the loader looks it up even for 0 bytes).
-    std::vector<bool> needed(method.arena_sizes.size(), false);
-    for (size_t i = 0; i < needed.size(); ++i) needed[i] = method.ArenaSize(i + 1) > 0;
-    for (const PlannedTensor& t : method.tensors) {
-      if (t.valid) needed[t.placement.memory_id - 1] = true;
+    uint8_t* needed = program->flags;
+    for (uint32_t i = 0; i < method.arena_count; ++i) needed[i] = method.ArenaSize(i + 1) > 0;
+    for (uint32_t t = 0; t < method.tensor_count; ++t) {
+      if (method.tensors[t].valid) needed[method.tensors[t].memory_id - 1] = 1;
     }
-    for (size_t i = 0; i < needed.size(); ++i) {
-      if (!needed[i]) continue;
-      const auto memory_id = static_cast<uint32_t>(i + 1);
+    for (uint32_t i = 0; i < method.arena_count; ++i) {
+      if (needed[i] == 0) continue;
+      const uint32_t memory_id = i + 1;
       const uint64_t arena_size = method.ArenaSize(memory_id);
-      Finding finding = NewFinding(FindingKind::kArenaNotBound);
-      finding.method = method.name;
-      finding.placement.memory_id = memory_id;
-      if (i >= given.size() || given[i].data == nullptr) {
-        finding.expected = needed.size();
-        finding.actual = given.size();
-        finding.message = "method " + method.name + ": arena " + std::to_string(memory_id) + " (" +
-                          std::to_string(arena_size) + " bytes) has no buffer (" +
-                          std::to_string(given.size()) + " buffers given, " +
-                          std::to_string(needed.size()) + " arenas in the method)";
-        findings->push_back(std::move(finding));
-      } else if (given[i].size < arena_size) {
-        finding = NewFinding(FindingKind::kBindingTooSmall);
-        finding.method = method.name;
+      if (i >= bound->arena_count || bound->arenas[i].data == nullptr) {
+        Finding finding = MethodFinding(FindingKind::kArenaNotBound, method);
+        finding.placement.memory_id = memory_id;
+        finding.expected = method.arena_count;
+        finding.actual = bound->arena_count;
+        finding.detail[0] = arena_size;
+        findings.Add(finding);
+      } else if (bound->arenas[i].size < arena_size) {
+        Finding finding = MethodFinding(FindingKind::kBindingTooSmall, method);
         finding.placement.memory_id = memory_id;
         finding.expected = arena_size;
-        finding.actual = given[i].size;
-        finding.message = "method " + method.name + ": arena " + std::to_string(memory_id) +
-                          " is bound to a buffer of " + std::to_string(given[i].size) +
-                          " bytes, the method needs " + std::to_string(arena_size);
-        findings->push_back(std::move(finding));
+        finding.actual = bound->arenas[i].size;
+        findings.Add(finding);
       }
     }
   }
 }
 
-namespace {
-
-// A finding about `tensor` of method `method`, judged against shared
-// buffer `group_name` where `reference_method` places it (its reference
-// tensor).
-Finding AgainstReference(FindingKind kind, const std::string& method, const PlannedTensor& tensor,
-                         const std::string& group_name, const MethodLayout& reference_method,
-                         const PlannedTensor& reference_tensor) {
-  Finding finding = NewFinding(kind);
-  finding.method = method;
-  finding.value_index = tensor.value_index;
-  finding.name = group_name;
-  finding.placement = tensor.placement;
-  finding.reference_method = reference_method.name;
-  finding.reference_value_index = reference_tensor.value_index;
-  finding.reference = reference_tensor.placement;
-  return finding;
-}
-
-}  // namespace
-
-void CheckSharedAddresses(const std::vector<MethodLayout>& methods,
-                          const std::vector<SharedGroup>& groups,
-                          const std::vector<MethodBinding>& bindings,
-                          std::vector<Finding>* findings) {
-  // Unknown methods were reported by CheckBindingsCoverArenas.
-  const std::vector<const MethodBinding*> bound = MatchBindings(methods, bindings, nullptr);
-  for (const SharedGroup& group : groups) {
+void CheckSharedAddresses(const Program& program, const Bindings& bindings, Findings& findings) {
+  for (uint32_t g = 0; g < program.group_count; ++g) {
+    const GroupRecord& group = program.groups[g];
+    auto member = [&](uint32_t i) -> const TensorRecord& {
+      return program.tensors[program.members[group.begin + i]];
+    };
     // The reference: the buffer's first occurrence in a bound method.
-    const Occurrence* reference = nullptr;
+    const TensorRecord* reference = nullptr;
+    const MethodBinding* reference_binding = nullptr;
     uint64_t reference_address = 0;
-    for (const Occurrence& o : group.occurrences) {
-      if (bound[o.method] != nullptr &&
-          AddressOf(*bound[o.method], methods[o.method].tensors[o.tensor].placement,
-                    &reference_address)) {
-        reference = &o;
-        break;
+    for (uint32_t i = 0; i < group.count && reference == nullptr; ++i) {
+      const MethodBinding* bound = BindingOf(program.MethodOf(member(i)), bindings);
+      if (bound != nullptr && AddressOf(*bound, member(i), &reference_address)) {
+        reference = &member(i);
+        reference_binding = bound;
       }
     }
     if (reference == nullptr) continue;  // no bound method has it
-    const MethodLayout& reference_method = methods[reference->method];
-    const PlannedTensor& reference_tensor = reference_method.tensors[reference->tensor];
-    const Placement& want = reference_tensor.placement;
-    const void* reference_buffer = BufferOf(*bound[reference->method], want.memory_id);
+    const MethodRecord& reference_method = program.MethodOf(*reference);
+    const void* reference_buffer = BufferOf(*reference_binding, reference->memory_id);
+    auto against_reference = [&](FindingKind kind, const MethodRecord& method,
+                                 const TensorRecord& tensor) {
+      Finding finding = TensorFinding(kind, method, tensor);
+      finding.name = group.name;
+      finding.placement = tensor.placement();
+      SetReference(&finding, reference_method, *reference);
+      finding.detail[1] = reference_address;
+      return finding;
+    };
 
     // Same address in every bound method that has the buffer.
-    for (const Occurrence& o : group.occurrences) {
-      const PlannedTensor& tensor = methods[o.method].tensors[o.tensor];
+    for (uint32_t i = 0; i < group.count; ++i) {
+      const TensorRecord& tensor = member(i);
+      const MethodRecord& method = program.MethodOf(tensor);
+      const MethodBinding* bound = BindingOf(method, bindings);
       uint64_t address = 0;
-      if (bound[o.method] == nullptr || !AddressOf(*bound[o.method], tensor.placement, &address) ||
+      if (bound == nullptr || !AddressOf(*bound, tensor, &address) ||
           address == reference_address) {
         continue;
       }
-      Finding finding = AgainstReference(FindingKind::kAddressMismatch, methods[o.method].name,
-                                         tensor, group.name, reference_method, reference_tensor);
+      Finding finding = against_reference(FindingKind::kAddressMismatch, method, tensor);
       finding.expected = reference_address;
       finding.actual = address;
-      finding.message =
-          TensorLabel(methods[o.method].name, tensor.value_index, group.name) + ": at address " +
-          Hex(address) + " (arena " + std::to_string(tensor.placement.memory_id) + " + " +
-          std::to_string(tensor.placement.offset) + "), but at " + Hex(reference_address) +
-          " (arena " + std::to_string(want.memory_id) + " + " + std::to_string(want.offset) +
-          ") in method " + reference_method.name + " (value " +
-          std::to_string(reference_tensor.value_index) + ")";
-      findings->push_back(std::move(finding));
+      findings.Add(finding);
     }
 
     // No tensor of a bound method may overlap the buffer's bytes in memory.
     // Where the tensor's arena buffer is the reference buffer, addresses
     // and offsets agree and CheckNoOverlap has judged it already.
-    if (want.nbytes == 0) continue;
-    const uint64_t want_end = reference_address + want.nbytes;
-    for (size_t m = 0; m < methods.size(); ++m) {
-      if (bound[m] == nullptr) continue;
-      for (const PlannedTensor& tensor : methods[m].tensors) {
+    if (reference->nbytes == 0) continue;
+    const uint64_t reference_end = reference_address + reference->nbytes;
+    for (uint32_t m = 0; m < program.method_count; ++m) {
+      const MethodRecord& method = program.methods[m];
+      const MethodBinding* bound = BindingOf(method, bindings);
+      if (bound == nullptr) continue;
+      for (uint32_t t = 0; t < method.tensor_count; ++t) {
+        const TensorRecord& tensor = method.tensors[t];
         uint64_t address = 0;
-        if (!tensor.valid || tensor.placement.nbytes == 0 || tensor.name == group.name ||
-            !AddressOf(*bound[m], tensor.placement, &address)) {
+        if (!tensor.valid || tensor.nbytes == 0 || tensor.name == group.name ||
+            !AddressOf(*bound, tensor, &address)) {
           continue;
         }
-        if (tensor.placement.memory_id == want.memory_id &&
-            BufferOf(*bound[m], tensor.placement.memory_id) == reference_buffer) {
+        if (tensor.memory_id == reference->memory_id &&
+            BufferOf(*bound, tensor.memory_id) == reference_buffer) {
           continue;
         }
-        const uint64_t end = address + tensor.placement.nbytes;
-        const bool overlaps = address < want_end && reference_address < end;
         // Bytes of another arena's buffer can alias the shared buffer only
         // by accident: lying inside it is no evidence (alias_evidence.h).
-        if (!overlaps) continue;
-        Finding finding = AgainstReference(FindingKind::kOverlap, methods[m].name, tensor,
-                                           group.name, reference_method, reference_tensor);
-        finding.message = TensorLabel(methods[m].name, tensor.value_index, tensor.name) +
-                          ": bytes [" + Hex(address) + ", " + Hex(end) +
-                          ") overlap shared buffer " + group.name + " at [" +
-                          Hex(reference_address) + ", " + Hex(want_end) + ") as bound for method " +
-                          reference_method.name;
-        findings->push_back(std::move(finding));
+        if (address >= reference_end || reference_address >= address + tensor.nbytes) continue;
+        Finding finding = against_reference(FindingKind::kOverlap, method, tensor);
+        finding.reason = 2;  // in memory, as bound
+        finding.detail[0] = address;
+        findings.Add(finding);
       }
     }
   }
 }
 
-}  // namespace pteshare::runtime_check::internal
+}  // namespace pteshare::runtime_check::core::internal

@@ -5,23 +5,19 @@
 #ifndef PTESHARE_RUNTIME_CHECK_BINDING_CHECK_H_
 #define PTESHARE_RUNTIME_CHECK_BINDING_CHECK_H_
 
-#include <vector>
+#include "runtime_check/program_records.h"
 
-#include "runtime_check/alias_check.h"
-#include "runtime_check/method_layout.h"
-#include "runtime_check/shared_buffers.h"
+namespace pteshare::runtime_check::core::internal {
 
-namespace pteshare::runtime_check::internal {
+struct Bindings {
+  const MethodBinding* items = nullptr;
+  size_t count = 0;
+};
 
-void CheckBindingsCoverArenas(const std::vector<MethodLayout>& methods,
-                              const std::vector<MethodBinding>& bindings,
-                              std::vector<Finding>* findings);
+void CheckBindingsCoverArenas(Program* program, const Bindings& bindings, Findings& findings);
 
-void CheckSharedAddresses(const std::vector<MethodLayout>& methods,
-                          const std::vector<SharedGroup>& groups,
-                          const std::vector<MethodBinding>& bindings,
-                          std::vector<Finding>* findings);
+void CheckSharedAddresses(const Program& program, const Bindings& bindings, Findings& findings);
 
-}  // namespace pteshare::runtime_check::internal
+}  // namespace pteshare::runtime_check::core::internal
 
 #endif  // PTESHARE_RUNTIME_CHECK_BINDING_CHECK_H_

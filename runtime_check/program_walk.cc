@@ -1,9 +1,8 @@
 #include "runtime_check/program_walk.h"
 
-#include <cstdint>
-#include <string>
+#include <stdint.h>
 
-namespace pteshare::runtime_check::internal {
+namespace pteshare::runtime_check::core::internal {
 namespace {
 
 using flat::Reader;
@@ -31,7 +30,7 @@ class Walker {
   void Scalar(const Table& t, int field) {
     (void)r_.Scalar<T>(t, field, T{});
   }
-  void String(const Table& t, int field) { (void)r_.StringField(t, field, &text_); }
+  void String(const Table& t, int field) { (void)r_.StringField(t, field); }
   void Vector(const Table& t, int field, size_t element_size) {
     (void)r_.VectorField(t, field, element_size);
   }
@@ -182,11 +181,10 @@ class Walker {
   }
 
   Reader& r_;
-  std::string text_;  // a string's bytes, read and dropped
 };
 
 }  // namespace
 
 void WalkProgram(Reader& reader, const Table& program) { Walker(reader).Program(program); }
 
-}  // namespace pteshare::runtime_check::internal
+}  // namespace pteshare::runtime_check::core::internal

@@ -12,10 +12,10 @@
 
 #include "flat_reader.h"
 
-namespace pteshare::runtime_check::internal {
+namespace pteshare::runtime_check::core::internal {
 
 void WalkProgram(flat::Reader& reader, const flat::Table& program);
 
-}  // namespace pteshare::runtime_check::internal
+}  // namespace pteshare::runtime_check::core::internal
 
 #endif  // PTESHARE_RUNTIME_CHECK_PROGRAM_WALK_H_

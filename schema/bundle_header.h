@@ -10,9 +10,8 @@
 //   segments), aligned to 32 by the schema.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
+#include <stddef.h>
+#include <stdint.h>
 
 namespace pteshare::bundle {
 
@@ -30,8 +29,8 @@ struct BundleConstants {
 /// tell a bundle from its first bytes.
 inline bool HasBundleIdentifier(const uint8_t* bytes, size_t size) {
   return size >= BundleConstants::kMinimumSize &&
-         std::memcmp(bytes + BundleConstants::kIdentifierOffset, BundleConstants::kIdentifier, 4) ==
-             0;
+         __builtin_memcmp(bytes + BundleConstants::kIdentifierOffset, BundleConstants::kIdentifier,
+                          4) == 0;
 }
 
 }  // namespace pteshare::bundle

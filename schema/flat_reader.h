@@ -1,15 +1,17 @@
 // A small bounds-checked reader of FlatBuffers tables, for code that must
 // read hostile bytes without the FlatBuffers library (runtime_check links
-// into an ExecuTorch app, which carries its own FlatBuffers). The wire rules
-// it relies on are in docs/format.md, "FlatBuffers on the wire".
+// into an ExecuTorch app, which carries its own FlatBuffers, and runs on
+// microcontrollers). The wire rules it relies on are in docs/format.md,
+// "FlatBuffers on the wire".
 //
 // Every access is checked before it reads: table and vtable inside the
 // buffer and aligned as the FlatBuffers verifier wants them, every field
 // inside the buffer, every offset non-zero and pointing inside it, every
 // vector's length times its element size inside it, every string
-// NUL-terminated inside it. The first failure is kept (one line, with the
-// byte it happened at); from then on every access gives an empty or default
-// value, so a caller can read a whole structure and look at ok() once.
+// NUL-terminated inside it. The first failure is kept (a Problem: the rule
+// broken and the numbers; flat_problem_text.h makes it one line); from then
+// on every access gives an empty or default value, so a caller can read a
+// whole structure and look at ok() once.
 //
 // A budget bounds the work: each table opened costs 8 bytes, each vector or
 // string opened its byte length. The FlatBuffers verifier bounds the same
@@ -17,12 +19,12 @@
 // gives a budget that a real file, which stores each object once, never
 // reaches.
 //
-// C++17, header-only, standard library only, no exceptions of its own.
+// C++17, header-only, no allocation, no exceptions, no header of the C++
+// standard library (it builds for a bare-metal target without one).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <string>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "wire.h"
 
@@ -43,6 +45,34 @@ struct Vector {
   uint32_t length = 0;
 };
 
+/// A string that was checked: [data, data + size) and its NUL lie inside.
+struct String {
+  bool present = false;
+  uint32_t data = 0;
+  uint32_t size = 0;
+};
+
+/// The rule the bytes broke first.
+enum class Rule : uint8_t {
+  kNone,
+  kBufferTooLarge,     // size: the buffer's size
+  kPastEnd,            // what at `at` (`length` bytes) runs past the `size`-byte buffer
+  kMisaligned,         // what at `at` is not `length`-byte aligned
+  kOverBudget,         // the same bytes referred to over and over
+  kVtableBeforeStart,  // the vtable of the table at `at` lies before byte 0
+  kBadOffset,          // the offset `length` at byte `at` is not a valid offset
+  kNotTerminated,      // the string at byte `at` is not NUL-terminated
+  kSchema,             // a caller's rule of its schema (`what`)
+};
+
+struct Problem {
+  Rule rule = Rule::kNone;
+  const char* what = "";  // the object concerned ("a vtable", "a field", ...)
+  uint64_t at = 0;
+  uint64_t length = 0;
+  uint64_t size = 0;  // the buffer's size
+};
+
 class Reader {
  public:
   /// The FlatBuffers limit (and ours): 2 GiB, so every position fits in
@@ -53,15 +83,12 @@ class Reader {
   /// fails at once.
   Reader(const uint8_t* data, size_t size, uint64_t budget)
       : data_(data), size_(size), budget_(budget) {
-    if (size > kMaxBufferSize) {
-      Fail("the buffer of " + std::to_string(size) + " bytes is beyond the FlatBuffers limit of " +
-           std::to_string(kMaxBufferSize) + " bytes");
-    }
+    if (size > kMaxBufferSize) Fail(Rule::kBufferTooLarge, "the buffer", 0, 0);
   }
 
-  bool ok() const { return problem_.empty(); }
-  /// The first failure, one line; empty while ok().
-  const std::string& problem() const { return problem_; }
+  bool ok() const { return problem_.rule == Rule::kNone; }
+  /// The first failure; rule kNone while ok().
+  const Problem& problem() const { return problem_; }
   size_t size() const { return size_; }
   const uint8_t* data() const { return data_; }
 
@@ -94,20 +121,24 @@ class Reader {
     return at == 0 ? Vector{} : VectorAt(at, element_size, "vector");
   }
 
-  /// A string field into `*out`; false (and `*out` empty) when absent.
-  bool StringField(const Table& table, int field, std::string* out) {
-    out->clear();
+  /// A string field; not present when absent or bad.
+  String StringField(const Table& table, int field) {
     const uint32_t at = OffsetTarget(table, field);
-    if (at == 0) return false;
+    if (at == 0) return {};
     const Vector chars = VectorAt(at, 1, "string");
-    if (!ok()) return false;
+    if (!ok()) return {};
     // The terminator after the last byte, as the verifier requires it.
-    if (!Within(chars.data + chars.length, 1, "a string's terminator")) return false;
+    if (!Within(chars.data + uint64_t{chars.length}, 1, "a string's terminator")) return {};
     if (data_[chars.data + chars.length] != 0) {
-      return Fail("the string at byte " + std::to_string(at) + " is not NUL-terminated");
+      Fail(Rule::kNotTerminated, "a string", at, 0);
+      return {};
     }
-    out->assign(reinterpret_cast<const char*>(data_ + chars.data), chars.length);
-    return true;
+    return String{true, chars.data, chars.length};
+  }
+
+  /// The characters of a checked string (not NUL-terminated in the view).
+  const char* Chars(const String& text) const {
+    return reinterpret_cast<const char*>(data_ + text.data);
   }
 
   /// Element `i` (< length) of a vector of scalars.
@@ -123,38 +154,31 @@ class Reader {
     return target == 0 ? Table{} : TableAt(target, "table in a vector");
   }
 
-  /// Fails the read with a caller's reason (a rule of its schema).
-  bool Fail(std::string problem) {
-    if (problem_.empty()) problem_ = std::move(problem);
+  /// Fails the read with a caller's reason (a rule of its schema; `what`
+  /// must outlive the reader, a string literal).
+  bool FailSchema(const char* what, uint64_t at) { return Fail(Rule::kSchema, what, at, 0); }
+
+ private:
+  bool Fail(Rule rule, const char* what, uint64_t at, uint64_t length) {
+    if (ok()) problem_ = Problem{rule, what, at, length, size_};
     return false;
   }
 
- private:
   bool Within(uint64_t at, uint64_t length, const char* what) {
     if (!ok()) return false;
-    if (at > size_ || length > size_ - at) {
-      return Fail(std::string(what) + " at byte " + std::to_string(at) + " (" +
-                  std::to_string(length) + " bytes) runs past the end of the " +
-                  std::to_string(size_) + "-byte buffer");
-    }
+    if (at > size_ || length > size_ - at) return Fail(Rule::kPastEnd, what, at, length);
     return true;
   }
 
   bool Aligned(uint64_t at, uint64_t alignment, const char* what) {
     if (!ok()) return false;
-    if (at % alignment != 0) {
-      return Fail(std::string(what) + " at byte " + std::to_string(at) + " is not " +
-                  std::to_string(alignment) + "-byte aligned");
-    }
+    if (at % alignment != 0) return Fail(Rule::kMisaligned, what, at, alignment);
     return true;
   }
 
   bool Spend(uint64_t bytes) {
     if (!ok()) return false;
-    if (bytes > budget_) {
-      return Fail("the tables refer to the same bytes over and over (more reading than a " +
-                  std::to_string(size_) + "-byte buffer can need): a damaged or hostile file");
-    }
+    if (bytes > budget_) return Fail(Rule::kOverBudget, "the tables", 0, 0);
     budget_ -= bytes;
     return true;
   }
@@ -162,10 +186,12 @@ class Reader {
   Table TableAt(uint64_t at, const char* what) {
     if (!Aligned(at, 4, what) || !Within(at, 4, what) || !Spend(8)) return {};
     const int64_t vtable = static_cast<int64_t>(at) - wire::Load<int32_t>(data_ + at);
-    if (vtable < 0 || !Aligned(static_cast<uint64_t>(vtable), 2, "a vtable") ||
+    if (vtable < 0) {
+      Fail(Rule::kVtableBeforeStart, "a vtable", at, 0);
+      return {};
+    }
+    if (!Aligned(static_cast<uint64_t>(vtable), 2, "a vtable") ||
         !Within(static_cast<uint64_t>(vtable), 4, "a vtable")) {
-      if (ok())
-        Fail("the vtable of the table at byte " + std::to_string(at) + " lies before byte 0");
       return {};
     }
     Table table;
@@ -204,8 +230,7 @@ class Reader {
     if (!Aligned(slot, 4, "an offset") || !Within(slot, 4, "an offset")) return 0;
     const uint32_t offset = wire::LoadU32(data_ + slot);
     if (offset == 0 || offset > kMaxBufferSize) {
-      Fail("the offset " + std::to_string(offset) + " at byte " + std::to_string(slot) +
-           " is not a valid FlatBuffers offset");
+      Fail(Rule::kBadOffset, "an offset", slot, offset);
       return 0;
     }
     const uint64_t target = uint64_t{slot} + offset;
@@ -224,7 +249,7 @@ class Reader {
   const uint8_t* data_;
   size_t size_;
   uint64_t budget_;
-  std::string problem_;
+  Problem problem_;
 };
 
 }  // namespace pteshare::flat

@@ -5,8 +5,8 @@
 // C++17, header-only, no dependency.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 namespace pteshare::loader {
 

@@ -8,7 +8,7 @@
 // C++17, header-only, no dependency.
 #pragma once
 
-#include <cstdint>
+#include <stdint.h>
 
 namespace pteshare::fields {
 

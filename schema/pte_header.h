@@ -8,9 +8,11 @@
 //             and, when length >= 32, segment_data_size (uint64 each)
 //   [0, program_size)  the flatbuffer (the whole file without the header)
 //
-// Errors come back as one line in `*problem` (no file name; the caller adds
-// it). `container` names what the bytes are ("file", "buffer") in messages.
-// C++17, header-only, no dependency: rewriter/ and runtime_check/ use it.
+// The layout and its parsing are extended_header.h's (no allocation); here
+// are the messages. Errors come back as one line in `*problem` (no file
+// name; the caller adds it). `container` names what the bytes are ("file",
+// "buffer") in messages. C++17, header-only, no dependency: rewriter/ and
+// runtime_check's host report use it.
 #pragma once
 
 #include <cstddef>
@@ -18,48 +20,11 @@
 #include <cstring>
 #include <string>
 
-#include "wire.h"
+#include "extended_header.h"
 
 namespace pteshare {
 
-/// Constants of the file layout, in one place with their meaning.
-struct PteConstants {
-  static constexpr size_t kIdentifierOffset = 4;      // after the root offset
-  static constexpr size_t kHeaderOffset = 8;          // extended header start
-  static constexpr size_t kMinimumHeaderLength = 24;  // magic..segment_base_offset
-  static constexpr size_t kHeaderLengthWithDataSize = 32;
-  // Inside the header (from its magic).
-  static constexpr size_t kHeaderLengthAt = 4;
-  static constexpr size_t kProgramSizeAt = 8;
-  static constexpr size_t kSegmentBaseOffsetAt = 16;
-  static constexpr size_t kSegmentDataSizeAt = 24;
-  static constexpr char kIdentifier[5] = "ET12";
-  static constexpr char kHeaderMagic[5] = "eh00";
-  // What an in-place pteshare rewrite puts in the identifier's place while
-  // the file is neither the input nor the result (rewriter/write/journal.h), so
-  // the file's own bytes say so through whatever name it is reached, and an
-  // ExecuTorch loader refuses it as no program.
-  static constexpr char kRewritingIdentifier[5] = "PTRW";
-};
-
-/// The optional extended header, as stored.
-struct ExtendedHeader {
-  bool present = false;
-  uint32_t length = 0;  // counted from the magic
-  uint64_t program_size = 0;
-  uint64_t segment_base_offset = 0;
-  bool has_segment_data_size = false;  // length >= 32
-  uint64_t segment_data_size = 0;
-};
-
 namespace pte_header {
-
-/// Whether bytes [4, 8) hold the ET12 identifier: the first thing checked,
-/// so a reader can refuse a file before reading more than its first bytes.
-inline bool HasProgramIdentifier(const uint8_t* bytes, size_t size) {
-  return size >= PteConstants::kHeaderOffset &&
-         std::memcmp(bytes + PteConstants::kIdentifierOffset, PteConstants::kIdentifier, 4) == 0;
-}
 
 inline std::string Printable(const uint8_t* four) {
   std::string text;
@@ -102,35 +67,39 @@ inline std::string WrongIdentifier(const uint8_t* bytes) {
   return "not a .pte program: identifier '" + id + "' at byte 4, expected 'ET12'";
 }
 
+/// The message for a header problem ParseHeader found.
+inline std::string HeaderProblemText(HeaderProblem problem, const ExtendedHeader& header,
+                                     uint64_t size, const char* container) {
+  switch (problem) {
+    case HeaderProblem::kOk:
+      return "";
+    case HeaderProblem::kLengthTooSmall:
+      return "extended header length " + std::to_string(header.length) +
+             " is less than the minimum " + std::to_string(PteConstants::kMinimumHeaderLength);
+    case HeaderProblem::kLengthPastEnd:
+      return "extended header length " + std::to_string(header.length) +
+             " at byte 8 runs past the end of the " + std::to_string(size) + "-byte " + container;
+    case HeaderProblem::kProgramSizeTooSmall:
+      return "extended header program_size " + std::to_string(header.program_size) +
+             " is smaller than the header itself (ends at " +
+             std::to_string(PteConstants::kHeaderOffset + header.length) + ")";
+    case HeaderProblem::kProgramSizeTooLarge:
+      return "extended header program_size " + std::to_string(header.program_size) +
+             " is larger than the " + container + " (" + std::to_string(size) + " bytes)";
+  }
+  return "";
+}
+
 /// Reads the extended header of [bytes, bytes + size) (no header: `present`
 /// false, true returned). False for a header whose length is too small or
-/// runs past the end.
+/// runs past the end; ProgramSize judges its program_size.
 inline bool Read(const uint8_t* bytes, size_t size, const char* container, ExtendedHeader* out,
                  std::string* problem) {
-  using C = PteConstants;
-  *out = ExtendedHeader{};
-  if (size < C::kHeaderOffset + 8 ||
-      std::memcmp(bytes + C::kHeaderOffset, C::kHeaderMagic, 4) != 0) {
-    return true;  // no extended header: the whole buffer is the flatbuffer
-  }
-  const uint8_t* h = bytes + C::kHeaderOffset;
-  out->present = true;
-  out->length = wire::LoadU32(h + C::kHeaderLengthAt);
-  if (out->length < C::kMinimumHeaderLength) {
-    *problem = "extended header length " + std::to_string(out->length) +
-               " is less than the minimum " + std::to_string(C::kMinimumHeaderLength);
+  uint64_t program_size = 0;
+  const HeaderProblem found = ParseHeader(bytes, size, out, &program_size);
+  if (found == HeaderProblem::kLengthTooSmall || found == HeaderProblem::kLengthPastEnd) {
+    *problem = HeaderProblemText(found, *out, size, container);
     return false;
-  }
-  if (out->length > size - C::kHeaderOffset) {
-    *problem = "extended header length " + std::to_string(out->length) +
-               " at byte 8 runs past the end of the " + std::to_string(size) + "-byte " + container;
-    return false;
-  }
-  out->program_size = wire::LoadU64(h + C::kProgramSizeAt);
-  out->segment_base_offset = wire::LoadU64(h + C::kSegmentBaseOffsetAt);
-  if (out->length >= C::kHeaderLengthWithDataSize) {
-    out->has_segment_data_size = true;
-    out->segment_data_size = wire::LoadU64(h + C::kSegmentDataSizeAt);
   }
   return true;
 }
@@ -144,15 +113,9 @@ inline bool ProgramSize(const ExtendedHeader& header, uint64_t size, const char*
     *program_size = size;
     return true;
   }
-  const uint64_t header_end = PteConstants::kHeaderOffset + header.length;
-  if (header.program_size < header_end) {
-    *problem = "extended header program_size " + std::to_string(header.program_size) +
-               " is smaller than the header itself (ends at " + std::to_string(header_end) + ")";
-    return false;
-  }
-  if (header.program_size > size) {
-    *problem = "extended header program_size " + std::to_string(header.program_size) +
-               " is larger than the " + container + " (" + std::to_string(size) + " bytes)";
+  const HeaderProblem found = ProgramSizeProblem(header, size);
+  if (found != HeaderProblem::kOk) {
+    *problem = HeaderProblemText(found, header, size, container);
     return false;
   }
   *program_size = header.program_size;

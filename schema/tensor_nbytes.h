@@ -5,8 +5,8 @@
 // fb::Tensor and runtime_check's own tables both fit).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 namespace pteshare::fb {
 

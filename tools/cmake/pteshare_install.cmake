@@ -7,9 +7,11 @@
 #
 # Installed layout (under CMAKE_INSTALL_PREFIX):
 #   bin/pteshare, bin/pte-synth, bin/pteshare-selfcheck
-#   lib/libpteshare_runtime_check.a
-#   include/pteshare/runtime_check/alias_check.h (#include "runtime_check/alias_check.h";
-#                                                 C++17, standard library only)
+#   lib/libpteshare_runtime_check.a (the checker: check.h, no heap, no
+#     exceptions) and lib/libpteshare_runtime_check_report.a (alias_check.h,
+#     its findings as messages)
+#   include/pteshare/runtime_check/check.h and alias_check.h
+#     (#include "runtime_check/check.h"; C++17, no dependency)
 #   lib/libpteshare_rewriter.a, its stage libraries (libpteshare_program.a,
 #     ..., libpteshare_bundle.a) and lib/libpteshare_blockplan.a (full build)
 #   include/pteshare/rewriter/rewrite.h and the headers it includes, plain
@@ -30,10 +32,13 @@ set(PTESHARE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/pteshare)
 # what the same targets mean once installed.
 target_include_directories(pteshare_runtime_check INTERFACE
   $<INSTALL_INTERFACE:${PTESHARE_INSTALL_INCLUDEDIR}>)
-# Exported as pteshare::runtime_check and (full build) pteshare::rewriter,
-# pteshare::schema, and the two libraries the rewriter links.
+# Exported as pteshare::runtime_check (the same name add_subdirectory users
+# link: runtime_check/CMakeLists.txt makes it an alias),
+# pteshare::runtime_check_report and (full build) pteshare::rewriter,
+# pteshare::schema, and the libraries the rewriter links.
 set_target_properties(pteshare_runtime_check PROPERTIES EXPORT_NAME runtime_check)
-set(_pteshare_libraries pteshare_runtime_check)
+set_target_properties(pteshare_runtime_check_report PROPERTIES EXPORT_NAME runtime_check_report)
+set(_pteshare_libraries pteshare_runtime_check pteshare_runtime_check_report)
 if(TARGET pteshare_rewriter)
   foreach(_target pteshare_schema pteshare_rewriter)
     target_include_directories(${_target} INTERFACE
@@ -51,8 +56,9 @@ endif()
 if(PTESHARE_SANITIZE OR PTESHARE_FUZZ)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
-  target_link_options(pteshare_runtime_check INTERFACE
-    $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  foreach(_target pteshare_runtime_check pteshare_runtime_check_report)
+    target_link_options(${_target} INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  endforeach()
   if(TARGET pteshare_rewriter)
     target_link_options(pteshare_rewriter INTERFACE
       $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
@@ -72,8 +78,9 @@ install(TARGETS ${_pteshare_programs} ${_pteshare_libraries}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-# The checker's public header only; the rest of runtime_check/ is internal.
-install(FILES ${PROJECT_SOURCE_DIR}/runtime_check/alias_check.h
+# The checker's public headers only; the rest of runtime_check/ is internal.
+install(FILES ${PROJECT_SOURCE_DIR}/runtime_check/check.h
+  ${PROJECT_SOURCE_DIR}/runtime_check/alias_check.h
   DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/runtime_check)
 if(TARGET pteshare_rewriter)
   # The rewriter's public headers: rewrite.h (the pipeline) and the headers
@@ -97,6 +104,7 @@ if(TARGET pteshare_rewriter)
   # pte_layout.h's ExtendedHeader, and the little-endian loads it uses.
   install(FILES
       ${PROJECT_SOURCE_DIR}/schema/pte_header.h
+      ${PROJECT_SOURCE_DIR}/schema/extended_header.h
       ${PROJECT_SOURCE_DIR}/schema/wire.h
     DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR})
 endif()

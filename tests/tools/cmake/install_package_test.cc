@@ -74,13 +74,16 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_FALSE(fs::exists(prefix / "include" / "pteshare" / "rewriter" / "writer_lock.h"));
   EXPECT_TRUE(fs::exists(prefix / "lib" / "libpteshare_rewriter.a"));
   EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "runtime_check" / "alias_check.h"));
+  EXPECT_TRUE(fs::exists(prefix / "include" / "pteshare" / "runtime_check" / "check.h"));
+  EXPECT_TRUE(fs::exists(prefix / "lib" / "libpteshare_runtime_check.a"));
+  EXPECT_TRUE(fs::exists(prefix / "lib" / "libpteshare_runtime_check_report.a"));
   // Plain types only: no generated code, and no header of the stages'
   // insides (lifetimes, the replanner, the name copier).
   for (const fs::directory_entry& entry :
        fs::recursive_directory_iterator(prefix / "include" / "pteshare")) {
     const std::string name = entry.path().filename().string();
     EXPECT_EQ(name.find("_generated"), std::string::npos) << entry.path();
-    for (const char* internal : {"lifetimes.h", "replan.h", "name_patch.h", "program_tables.h"}) {
+    for (const char* internal : {"lifetimes.h", "replan.h", "name_patch.h", "program_records.h"}) {
       EXPECT_NE(name, internal) << entry.path();
     }
   }
