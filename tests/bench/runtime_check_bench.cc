@@ -9,9 +9,10 @@
 //    methods), the most work for the sharing rules; the label names it.
 //  - corpus: every readable corpus program (the ET12 rows of
 //    ../shared/corpus/MANIFEST.tsv) checked once per iteration.
-// The "before" of the checker's rewrite for Cortex-M (no heap, no
-// exceptions, no RTTI): the same benchmark after it says what that costs on
-// the host.
+// Each also as core::Check (runtime_check/check.h), what a loader on a
+// microcontroller calls: the scratch sized once with ScratchBytes (not
+// timed) and reused, findings to a sink that keeps nothing, no heap. The ratio of the
+// two is what the host Report (strings, vectors) costs on top.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "runtime_check/alias_check.h"
+#include "runtime_check/check.h"
 #include "tests/test_support.h"
 
 namespace pteshare {
@@ -72,12 +74,47 @@ const std::vector<LoadedProgram>& ReadablePrograms() {
   return programs;
 }
 
-// Times the check of `program`, its counters and label.
-void CheckOne(benchmark::State& state, const LoadedProgram& program) {
-  for (auto _ : state) {
-    runtime_check::Report report = Check(program);
-    benchmark::DoNotOptimize(report);
+/// Which API a benchmark times.
+enum class Api { kReport, kCore };
+
+// A sink that counts and keeps nothing, as a loader that only wants ok().
+struct CountingSink : runtime_check::core::Sink {
+  uint64_t findings = 0;
+  void OnFinding(const runtime_check::core::Finding&) override { ++findings; }
+};
+
+// A scratch as large as `programs` need (a loader's static buffer, sized
+// once from ScratchBytes: not timed).
+std::vector<uint64_t> ScratchFor(const std::vector<const LoadedProgram*>& programs) {
+  size_t needed = 0;
+  for (const LoadedProgram* program : programs) {
+    needed =
+        std::max(needed, runtime_check::core::ScratchBytes(program->data(), program->size, {}));
   }
+  return std::vector<uint64_t>(needed / 8 + 1);
+}
+
+// Checks `program` through core::Check in `scratch`.
+runtime_check::core::Result CoreCheck(const LoadedProgram& program,
+                                      std::vector<uint64_t>& scratch) {
+  CountingSink sink;
+  return runtime_check::core::Check(program.data(), program.size, {},
+                                    {scratch.data(), scratch.size() * 8}, sink);
+}
+
+// Times the check of `program`, its counters and label.
+void CheckOne(benchmark::State& state, const LoadedProgram& program, Api api) {
+  std::vector<uint64_t> scratch = ScratchFor({&program});
+  for (auto _ : state) {
+    if (api == Api::kCore) {
+      runtime_check::core::Result result = CoreCheck(program, scratch);
+      benchmark::DoNotOptimize(result);
+    } else {
+      runtime_check::Report report = Check(program);
+      benchmark::DoNotOptimize(report);
+    }
+  }
+  if (api == Api::kCore) state.counters["scratch_bytes"] = static_cast<double>(scratch.size() * 8);
   state.SetLabel(program.file);
   state.counters["file_bytes"] = static_cast<double>(program.size);
   state.counters["methods"] = static_cast<double>(program.methods);
@@ -85,25 +122,28 @@ void CheckOne(benchmark::State& state, const LoadedProgram& program) {
   state.counters["errors"] = static_cast<double>(program.errors);
 }
 
-void BM_Largest(benchmark::State& state) {
+void BM_Largest(benchmark::State& state, Api api) {
   const std::vector<LoadedProgram>& programs = ReadablePrograms();
   if (programs.empty()) return state.SkipWithError("no readable program in ../shared/corpus");
-  CheckOne(state, *std::max_element(programs.begin(), programs.end(),
-                                    [](const LoadedProgram& a, const LoadedProgram& b) {
-                                      return a.size < b.size;
-                                    }));
+  CheckOne(state,
+           *std::max_element(
+               programs.begin(), programs.end(),
+               [](const LoadedProgram& a, const LoadedProgram& b) { return a.size < b.size; }),
+           api);
 }
 
-void BM_MostTensors(benchmark::State& state) {
+void BM_MostTensors(benchmark::State& state, Api api) {
   const std::vector<LoadedProgram>& programs = ReadablePrograms();
   if (programs.empty()) return state.SkipWithError("no readable program in ../shared/corpus");
-  CheckOne(state, *std::max_element(programs.begin(), programs.end(),
-                                    [](const LoadedProgram& a, const LoadedProgram& b) {
-                                      return a.planned_tensors < b.planned_tensors;
-                                    }));
+  CheckOne(state,
+           *std::max_element(programs.begin(), programs.end(),
+                             [](const LoadedProgram& a, const LoadedProgram& b) {
+                               return a.planned_tensors < b.planned_tensors;
+                             }),
+           api);
 }
 
-void BM_Corpus(benchmark::State& state) {
+void BM_Corpus(benchmark::State& state, Api api) {
   const std::vector<LoadedProgram>& programs = ReadablePrograms();
   if (programs.empty()) return state.SkipWithError("no readable program in ../shared/corpus");
   uint64_t bytes = 0, planned_tensors = 0;
@@ -111,10 +151,18 @@ void BM_Corpus(benchmark::State& state) {
     bytes += program.size;
     planned_tensors += program.planned_tensors;
   }
+  std::vector<const LoadedProgram*> all;
+  for (const LoadedProgram& program : programs) all.push_back(&program);
+  std::vector<uint64_t> scratch = ScratchFor(all);
   for (auto _ : state) {
     for (const LoadedProgram& program : programs) {
-      runtime_check::Report report = Check(program);
-      benchmark::DoNotOptimize(report);
+      if (api == Api::kCore) {
+        runtime_check::core::Result result = CoreCheck(program, scratch);
+        benchmark::DoNotOptimize(result);
+      } else {
+        runtime_check::Report report = Check(program);
+        benchmark::DoNotOptimize(report);
+      }
     }
   }
   state.SetLabel(std::to_string(programs.size()) + " readable programs of " +
@@ -124,9 +172,24 @@ void BM_Corpus(benchmark::State& state) {
   state.counters["planned_tensors"] = static_cast<double>(planned_tensors);
 }
 
-BENCHMARK(BM_Largest)->Name("CheckProgram/largest")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_MostTensors)->Name("CheckProgram/most_tensors")->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Corpus)->Name("CheckProgram/corpus")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Largest, report, Api::kReport)
+    ->Name("CheckProgram/largest")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Largest, core, Api::kCore)
+    ->Name("core::Check/largest")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MostTensors, report, Api::kReport)
+    ->Name("CheckProgram/most_tensors")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_MostTensors, core, Api::kCore)
+    ->Name("core::Check/most_tensors")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Corpus, report, Api::kReport)
+    ->Name("CheckProgram/corpus")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Corpus, core, Api::kCore)
+    ->Name("core::Check/corpus")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pteshare
