@@ -122,10 +122,13 @@ Result Run(const void* data, size_t size, const Options& options,
     layout = internal::ScratchLayout(scratch.data, scratch.size);
     internal::LayOut(counts, layout, &program);
   }
-  if (!layout.fits() || reinterpret_cast<uintptr_t>(scratch.data) % 8 != 0) {
+  const bool misaligned = reinterpret_cast<uintptr_t>(scratch.data) % 8 != 0;
+  if (!layout.fits() || misaligned) {
     Finding finding = internal::NewFinding(FindingKind::kScratchTooSmall);
+    finding.reason = layout.fits() && misaligned ? 1 : 0;
     finding.expected = layout.used();
     finding.actual = scratch.size;
+    finding.detail[0] = reinterpret_cast<uintptr_t>(scratch.data);
     findings.Add(finding);
     result.completed = false;
     return result;

@@ -40,9 +40,9 @@ enum class FindingKind : uint8_t {
   kNotAProgram,
   /// The host report could not run the check (out of memory).
   kInternalError,
-  /// The scratch span is too small for this program (or not 8-byte
-  /// aligned): nothing was checked. expected: the bytes needed; actual: the
-  /// bytes given.
+  /// The scratch span is too small for this program (reason 0) or not
+  /// 8-byte aligned (reason 1): nothing was checked. expected: the bytes
+  /// needed; actual: the bytes given; detail[0]: the scratch's address.
   kScratchTooSmall,
 
   // ---- Numbers in one method that the loader would refuse.

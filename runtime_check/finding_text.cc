@@ -181,6 +181,10 @@ std::string FindingMessage(const Finding& f, const std::vector<SharedBuffer>& sh
     case FindingKind::kInternalError:
       return "the check stopped";
     case FindingKind::kScratchTooSmall:
+      if (f.reason == 1) {
+        return "the scratch at " + Hex(f.detail[0]) + " is not 8-byte aligned (the check " +
+               "keeps 64-bit numbers in it); it has the " + to_string(f.expected) + " bytes needed";
+      }
       return "the scratch of " + to_string(f.actual) + " bytes is too small: the check needs " +
              to_string(f.expected) + " (8-byte aligned)";
     case FindingKind::kInvalidTensor:

@@ -172,7 +172,9 @@ class Reader {
 
   bool Aligned(uint64_t at, uint64_t alignment, const char* what) {
     if (!ok()) return false;
-    if (at % alignment != 0) return Fail(Rule::kMisaligned, what, at, alignment);
+    // Alignments are powers of two: a mask, not a 64-bit division (which a
+    // 32-bit core calls a library routine for).
+    if ((at & (alignment - 1)) != 0) return Fail(Rule::kMisaligned, what, at, alignment);
     return true;
   }
 

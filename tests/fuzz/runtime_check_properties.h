@@ -1,7 +1,9 @@
 // Fuzz properties: the load-time checker, which an application runs on bytes it
 // has not verified. CheckProgram with the automatic choice, with the names it
 // found, and with a name given by position; then CheckBindings with every
-// method bound to one set of arenas, as pteshare-selfcheck binds them. The
+// method bound to one set of arenas, as pteshare-selfcheck binds them; then
+// the core (check.h) in a heap block of exactly ScratchBytes (ASan sees a
+// byte past it) and in one byte less (a finding, nothing else). The
 // arena pointers are made-up addresses: the checker compares addresses and
 // never touches the memory, so no gigabyte arena is allocated. Properties:
 // no crash or sanitizer report; unreadable bytes give a not_a_program
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "runtime_check/alias_check.h"
+#include "runtime_check/check.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace pteshare::fuzz {
@@ -58,6 +61,31 @@ inline std::vector<rc::MethodBinding> SharedBindings(const rc::Report& program) 
   return bindings;
 }
 
+// core::Check in exactly the scratch it asks for, then one byte less.
+inline void CheckCoreScratch(std::span<const uint8_t> bytes, const rc::Report& report) {
+  struct Counting : rc::core::Sink {
+    std::vector<rc::FindingKind> kinds;
+    void OnFinding(const rc::core::Finding& f) override { kinds.push_back(f.kind); }
+  };
+  const size_t needed = rc::core::ScratchBytes(bytes.data(), bytes.size(), {});
+  if (needed == 0) Fail("ScratchBytes is 0 for a program CheckProgram reads");
+  // operator new aligns to 16; the block ends where the scratch ends.
+  std::vector<uint8_t> exact(needed);
+  Counting sink;
+  const rc::core::Result result =
+      rc::core::Check(bytes.data(), bytes.size(), {}, {exact.data(), exact.size()}, sink);
+  if (!result.completed) Fail("core::Check did not complete in the scratch ScratchBytes gave");
+  if (result.errors != report.error_count()) Fail("core::Check and CheckProgram count apart");
+  std::vector<uint8_t> short_by_one(needed - 1);
+  Counting refused;
+  const rc::core::Result too_small = rc::core::Check(
+      bytes.data(), bytes.size(), {}, {short_by_one.data(), short_by_one.size()}, refused);
+  if (too_small.completed || refused.kinds.size() != 1 ||
+      refused.kinds[0] != rc::FindingKind::kScratchTooSmall) {
+    Fail("a scratch one byte short is not the one kScratchTooSmall finding");
+  }
+}
+
 }  // namespace detail
 
 /// The properties above on `bytes` (fuzz_runtime_check.cc).
@@ -65,6 +93,7 @@ inline void CheckRuntimeCheck(std::span<const uint8_t> bytes) {
   rc::Report automatic = rc::CheckProgram(bytes.data(), bytes.size(), rc::CheckOptions{});
   detail::CheckReport(automatic, "CheckProgram (automatic)");
   if (!automatic.readable()) return;
+  detail::CheckCoreScratch(bytes, automatic);
 
   rc::CheckOptions named;
   for (const rc::SharedBuffer& shared : automatic.shared) named.shared_names.push_back(shared.name);

@@ -249,6 +249,67 @@ TEST(AliasCheck, AnArenaOnAnotherDeviceInAnotherMethod) {
             "on two devices)");
 }
 
+// Issue 25: one memory_id on the CPU in one method and on a GPU in another,
+// with no shared buffer in it: nothing is wrong in the program, but a
+// loader that binds one buffer per memory_id cannot serve both (a warning).
+TEST(AliasCheck, AnArenaOnTwoDevicesThatSharesNothingIsAWarning) {
+  KvProgram kv;
+  kv.score().arena_devices = {b::ArenaDevice{1, b::DeviceType::CUDA, 0}};
+  for (b::MethodSpec* m : {&kv.prefill(), &kv.decode()}) {
+    for (b::Value& v : m->values) {
+      if (auto* t = std::get_if<b::Tensor>(&v)) t->fully_qualified_name.reset();
+    }
+  }
+  const Report report = Check(kv.Build());
+  const Finding f = OnlyFinding(report);
+  EXPECT_EQ(f.kind, FindingKind::kArenaOnTwoDevices);
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_TRUE(report.ok()) << "a warning";
+  EXPECT_EQ(f.method, "score");
+  EXPECT_EQ(f.placement.memory_id, 1u);
+  EXPECT_EQ(f.message,
+            "method score: arena 1 is on device type 1:0, but on device type 0:0 in method "
+            "prefill: a loader that binds one buffer per memory_id to every method cannot serve "
+            "both");
+}
+
+// Issue 25: an occurrence of a shared buffer in another arena, on another
+// device: both the arena and the device are findings.
+TEST(AliasCheck, AnOccurrenceInAnArenaOnAnotherDevice) {
+  KvProgram kv;
+  kv.decode_k() = At(256, 2, 0, kKCache);
+  kv.decode().arena_devices = {b::ArenaDevice{2, b::DeviceType::CUDA, 0}};
+  const Report report = Check(kv.Build(), {kKCache});
+  std::vector<FindingKind> kinds;
+  for (const Finding& f : report.findings) kinds.push_back(f.kind);
+  EXPECT_EQ(kinds,
+            (std::vector<FindingKind>{FindingKind::kArenaMismatch, FindingKind::kDeviceMismatch}))
+      << Describe(report);
+}
+
+// Issue 25: the caches in a state arena of their own on a device (what
+// `rewrite --layout arena` gives a program with device arenas) are checked
+// like any arena: clean when every method puts it on that device, a device
+// mismatch when one does not.
+TEST(AliasCheck, AStateArenaOnADeviceIsCheckedLikeAnyArena) {
+  KvProgram kv;
+  for (b::MethodSpec* m : {&kv.prefill(), &kv.decode()}) {
+    std::get<b::Tensor>(m->values[0]) = At(256, 2, 0, kKCache);
+    std::get<b::Tensor>(m->values[1]) = At(256, 2, 1024, kVCache);
+    m->arena_devices = {b::ArenaDevice{2, b::DeviceType::CUDA, 0}};
+  }
+  const Report clean = Check(kv.Build());
+  EXPECT_TRUE(clean.findings.empty()) << Describe(clean);
+  EXPECT_EQ(clean.shared.size(), 2u);
+
+  kv.decode().arena_devices.clear();  // decode's arena 2 on the CPU
+  const Report split = Check(kv.Build());
+  const Finding f = OnlyFinding(split);
+  EXPECT_EQ(f.kind, FindingKind::kDeviceMismatch);
+  EXPECT_EQ(f.method, "decode");
+  EXPECT_EQ(f.placement.memory_id, 2u);
+}
+
 // Issue 23: the checker read only the tables it needs, so a file corrupt
 // elsewhere (here an operator name without its NUL terminator) was "ok" to
 // the self-check while verify refused it; 155 of 564 corpus mutations that
