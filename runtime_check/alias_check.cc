@@ -125,6 +125,7 @@ Report Guarded(Check check) noexcept {
     const core::Result result = check(sink, scratch.Span());
     sink.Finish();
     report.completed = result.completed;
+    report.scratch_bytes = result.scratch_needed;
   } catch (const std::exception& e) {
     // Free what the check built, so the finding below has room.
     std::vector<Finding>().swap(report.findings);

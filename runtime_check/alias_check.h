@@ -84,6 +84,10 @@ struct Report {
   /// False when the check could not run to its end (out of memory); the
   /// findings then say why, if there was memory left to say it.
   bool completed = true;
+  /// The scratch core::Check (check.h) needs for this program and these
+  /// options: what a firmware that runs the check itself sets aside (0
+  /// when the bytes are unreadable).
+  size_t scratch_bytes = 0;
 
   /// True when the check completed and no finding is an error (warnings
   /// allowed).

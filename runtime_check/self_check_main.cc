@@ -198,8 +198,9 @@ int main(int argc, char** argv) {
 
   // 4. The check a loader runs before loading the methods.
   const rc::Report report = rc::CheckBindings(pte.data.get(), pte.size, options, bindings);
-  std::printf("%s: %zu method(s), %zu arena(s) bound\n", path, report.methods.size(),
-              arenas.size());
+  // The scratch is what a firmware running check.h itself sets aside.
+  std::printf("%s: %zu method(s), %zu arena(s) bound, %zu bytes of check scratch\n", path,
+              report.methods.size(), arenas.size(), report.scratch_bytes);
   for (const rc::SharedBuffer& shared : report.shared) {
     std::printf("  shared %s: arena %u offset %llu, %llu bytes, in %zu methods\n",
                 shared.name.c_str(), shared.placement.memory_id,

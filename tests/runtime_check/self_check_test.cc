@@ -3,9 +3,11 @@
 // 1 when it does not, 2 when the file cannot be read.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "runtime_check/check.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
 #include "tools/synth/fixed_layout.h"
@@ -54,7 +56,16 @@ TEST(SelfCheck, SharedBuffersAliasWhenEveryMethodGetsTheSameArenas) {
   std::string file = Write(dir, KvSpec(), "kv.pte");
   CommandOutput out = RunTool("pteshare-selfcheck", {file});
   EXPECT_EQ(out.exit_status, 0) << out.out << out.err;
-  EXPECT_TRUE(Contains(out.out, file + ": 2 method(s), 2 arena(s) bound\n")) << out.out;
+  // The scratch a firmware sets aside for check.h: what ScratchBytes says.
+  const std::string bytes = test_support::ReadFileBytes(file);
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const size_t scratch = runtime_check::core::ScratchBytes(aligned.data(), bytes.size(),
+                                                           runtime_check::core::Options{});
+  ASSERT_GT(scratch, 0u);
+  EXPECT_TRUE(Contains(out.out, file + ": 2 method(s), 2 arena(s) bound, " +
+                                    std::to_string(scratch) + " bytes of check scratch\n"))
+      << out.out;
   EXPECT_TRUE(
       Contains(out.out, "  shared layers.0.k_cache: arena 1 offset 0, 1024 bytes, in 2 methods\n"))
       << out.out;
@@ -181,21 +192,28 @@ TEST(SelfCheck, EveryProgramHasVersionAndTheSelfCheckHasHelp) {
   EXPECT_TRUE(test_support::Contains(help.out, "usage: pteshare-selfcheck FILE")) << help.out;
 }
 
-// The README gives the example's whole source for an application to copy;
-// it once drifted from the file (issue 24). It must be the file, byte for byte.
-TEST(SelfCheck, ReadmeShowsTheExamplesWholeSourceAsItIs) {
+// README.md shows `file` whole, byte for byte, in the code block after
+// `marker`: an application copies it, and it once drifted from the file
+// (issue 24).
+void ExpectReadmeShowsWhole(const std::string& marker, const std::filesystem::path& file) {
   const std::filesystem::path root(PTESHARE_SOURCE_DIR);
   const std::string readme = test_support::ReadFileBytes(root / "README.md");
-  const std::string source =
-      test_support::ReadFileBytes(root / "runtime_check" / "self_check_main.cc");
-  const std::string marker = "Its whole source:\n\n```cpp\n";
-  const size_t start = readme.find(marker);
-  ASSERT_NE(start, std::string::npos) << "README.md lost the example's section";
-  const size_t begin = start + marker.size();
+  const std::string source = test_support::ReadFileBytes(root / file);
+  const std::string opening = marker + "\n\n```cpp\n";
+  const size_t start = readme.find(opening);
+  ASSERT_NE(start, std::string::npos) << "README.md lost the section of " << file;
+  const size_t begin = start + opening.size();
   const size_t end = readme.find("```\n", begin);
   ASSERT_NE(end, std::string::npos);
   EXPECT_EQ(readme.substr(begin, end - begin), source)
-      << "README.md's copy of runtime_check/self_check_main.cc differs from the file";
+      << "README.md's copy of " << file << " differs from the file";
+}
+
+// The self-check's source and the firmware example (issue 25).
+TEST(SelfCheck, ReadmeShowsTheExamplesWholeSourceAsItIs) {
+  ExpectReadmeShowsWhole("Its whole source:", "runtime_check/self_check_main.cc");
+  ExpectReadmeShowsWhole("the firmware example, whole:",
+                         "runtime_check/examples/firmware_check.cc");
 }
 
 }  // namespace

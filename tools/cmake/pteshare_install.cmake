@@ -37,8 +37,11 @@ target_include_directories(pteshare_runtime_check INTERFACE
 # pteshare::runtime_check_report and (full build) pteshare::rewriter,
 # pteshare::schema, and the libraries the rewriter links.
 set_target_properties(pteshare_runtime_check PROPERTIES EXPORT_NAME runtime_check)
-set_target_properties(pteshare_runtime_check_report PROPERTIES EXPORT_NAME runtime_check_report)
-set(_pteshare_libraries pteshare_runtime_check pteshare_runtime_check_report)
+set(_pteshare_libraries pteshare_runtime_check)
+if(TARGET pteshare_runtime_check_report)  # not in a bare-metal build
+  set_target_properties(pteshare_runtime_check_report PROPERTIES EXPORT_NAME runtime_check_report)
+  list(APPEND _pteshare_libraries pteshare_runtime_check_report)
+endif()
 if(TARGET pteshare_rewriter)
   foreach(_target pteshare_schema pteshare_rewriter)
     target_include_directories(${_target} INTERFACE
@@ -56,7 +59,7 @@ endif()
 if(PTESHARE_SANITIZE OR PTESHARE_FUZZ)
   # A sanitized static library needs the sanitizer runtimes in whatever
   # links it.
-  foreach(_target pteshare_runtime_check pteshare_runtime_check_report)
+  foreach(_target ${_pteshare_libraries})
     target_link_options(${_target} INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
   endforeach()
   if(TARGET pteshare_rewriter)
