@@ -1,43 +1,34 @@
 #include "python/errors.h"
 
+#include "python/keyword_message.h"
+
 namespace pteshare::python {
 namespace {
 
 namespace py = pybind11;
 
-// Created once at import and never freed: the module cannot be unloaded.
-PyObject* error_class = nullptr;
+// Looked up once at import and never freed: the module cannot be unloaded.
 PyObject* bad_input_class = nullptr;
 PyObject* no_valid_plan_class = nullptr;
 PyObject* io_class = nullptr;
 
-PyObject* NewClass(py::module_& module, const char* name, const char* doc, PyObject* base) {
-  const std::string qualified = std::string("pteshare.") + name;
-  PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
-  if (cls == nullptr) throw py::error_already_set();
-  module.add_object(name, py::reinterpret_borrow<py::object>(cls));
-  return cls;
+PyObject* ClassOf(const py::module_& errors, const char* name) {
+  return py::object(errors.attr(name)).release().ptr();
 }
 
 }  // namespace
 
 void AddExceptions(py::module_& module) {
-  error_class = NewClass(module, "Error",
-                         "A pteshare call failed; the message is the CLI's one line "
-                         "(FILE: what went wrong).",
-                         PyExc_Exception);
-  bad_input_class =
-      NewClass(module, "BadInputError",
-               "Bad options, or an unreadable or invalid program (the CLI exits 2).", error_class);
-  no_valid_plan_class = NewClass(module, "NoValidPlanError",
-                                 "The program is fine but no plan fits an arena limit, verifies "
-                                 "or can be patched in (the CLI exits 1).",
-                                 error_class);
-  io_class = NewClass(
-      module, "IoError",
-      "Writing the result failed; the input is as it was, unless the message says the result "
-      "is in place and only its folder's fsync failed (the CLI exits 2).",
-      error_class);
+  // The classes are the package's (pteshare/_errors.py), so that they are
+  // plain Python classes a script can subclass and `except OSError` can
+  // catch; the extension only raises them.
+  const py::module_ errors = py::module_::import("pteshare._errors");
+  bad_input_class = ClassOf(errors, "BadInputError");
+  no_valid_plan_class = ClassOf(errors, "NoValidPlanError");
+  io_class = ClassOf(errors, "IoError");
+  for (const char* name : {"Error", "BadInputError", "NoValidPlanError", "IoError"}) {
+    module.attr(name) = errors.attr(name);
+  }
 }
 
 void Raise(const std::string& file, const Error& error) {
@@ -53,7 +44,8 @@ void Raise(const std::string& file, const Error& error) {
       cls = io_class;
       break;
   }
-  const std::string line = file.empty() ? error.message : file + ": " + error.message;
+  const std::string message = InKeywordTerms(error.message);
+  const std::string line = file.empty() ? message : file + ": " + message;
   // A message may quote a tensor name or a path that is not UTF-8.
   PyObject* text =
       PyUnicode_DecodeUTF8(line.data(), static_cast<Py_ssize_t>(line.size()), "backslashreplace");

@@ -11,12 +11,13 @@
 
 namespace pteshare::python {
 
-/// Creates pteshare.Error, BadInputError, NoValidPlanError and IoError in
-/// `module`.
+/// Finds pteshare.Error, BadInputError, NoValidPlanError and IoError
+/// (pteshare/_errors.py) and adds them to `module` too.
 void AddExceptions(pybind11::module_& module);
 
 /// Raises the class for `error.kind` with the CLI's line, `file: message`
-/// (just the message when `file` is empty: bytes in memory).
+/// (just the message when `file` is empty: bytes in memory), its flags
+/// named as keywords (keyword_message.h).
 [[noreturn]] void Raise(const std::string& file, const Error& error);
 
 }  // namespace pteshare::python

@@ -150,14 +150,6 @@ OptionValue ValueFrom(const std::string& file, const OptionRow& row, const py::o
   return OptionValue(BoolKeyword(value, row.keyword));
 }
 
-std::string SignatureOf(const KeywordDefaults& keywords) {
-  std::string text;
-  for (const auto& [keyword, fallback] : keywords) {
-    text += ", " + keyword + "=" + py::repr(fallback).cast<std::string>();
-  }
-  return text;
-}
-
 }  // namespace
 
 FunctionKeywords::FunctionKeywords(std::initializer_list<OwnKeyword> before,
@@ -167,11 +159,6 @@ FunctionKeywords::FunctionKeywords(std::initializer_list<OwnKeyword> before,
   for (const auto& [keyword, fallback] : before) defaults_.emplace_back(keyword, fallback);
   for (const OptionRow* row : rows_) defaults_.emplace_back(row->keyword, DefaultOf(*row));
   for (const auto& [keyword, fallback] : after) defaults_.emplace_back(keyword, fallback);
-}
-
-std::string FunctionKeywords::Signature(const char* function) const {
-  const std::string keywords = SignatureOf(defaults_);
-  return std::string(function) + "(source" + (keywords.empty() ? "" : ", *" + keywords) + ")";
 }
 
 options::OptionSettings FunctionKeywords::Read(const std::string& file,

@@ -35,8 +35,6 @@ class FunctionKeywords {
 
   /// Every keyword with its default, for CallArguments.
   const KeywordDefaults& defaults() const { return defaults_; }
-  /// "NAME(source, *, share=None, ...)": the docstring's signature.
-  std::string Signature(const char* function) const;
   /// The table's options from the call (defaults where not given).
   options::OptionSettings Read(const std::string& file, const CallArguments& call) const;
 

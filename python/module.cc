@@ -1,8 +1,11 @@
-// `import pteshare`: the CLI's inspect, plan, verify and rewrite for export
-// scripts, on a path or on the program's bytes. Each returns what the
-// command's --json prints, as a dict: the same C++ builds the same JSON
-// text (tools/report/), which json.loads turns into the dict. Errors raise
-// pteshare.Error subclasses (errors.h) with the CLI's one-line messages.
+// `pteshare._native`: the C++ under the `pteshare` package
+// (python/pteshare/__init__.py is the typed, documented API over it). The
+// CLI's inspect, plan, verify, rewrite and plot on a path or on the
+// program's bytes: each returns what the command's --json prints, as a
+// dict (the same C++ builds the same JSON text, tools/report/, which
+// json.loads turns into the dict), and run_cli is the whole command line.
+// Errors raise pteshare.Error subclasses (errors.h) with the CLI's one-line
+// messages, the options named by their keywords.
 #include <pybind11/pybind11.h>
 
 #include <filesystem>
@@ -16,6 +19,8 @@
 #include "python/source.h"
 #include "rewriter/rewrite.h"
 #include "rewriter/write/output_target.h"
+#include "tools/plot/plot_document.h"
+#include "tools/pteshare/command_line.h"
 #include "tools/report/inspect_report.h"
 #include "tools/report/plan_json.h"
 #include "tools/report/rewrite_report.h"
@@ -65,18 +70,19 @@ py::object Verify(const CallArguments& call, const FunctionKeywords& keywords) {
   return Loads(cli::VerifyJson(source.path(), opened.file, *report));
 }
 
-// Bytes in: (rewritten bytes, report).
-py::object RewriteInMemory(const Source& source, const ShareRequest& share,
+// Bytes in: (rewritten bytes, report). `name`: the file the bytes were
+// read from, for the messages and the report, or empty.
+py::object RewriteInMemory(const Source& source, const std::string& name, const ShareRequest& share,
                            const PlanOptions& options, bool write_names) {
   std::optional<Result<RewriteOutcome>> outcome;
   {
     py::gil_scoped_release unlocked;
     outcome.emplace(RewriteBytes(source.bytes(), share, options, write_names));
   }
-  if (!outcome->ok()) Raise("", outcome->error());
+  if (!outcome->ok()) Raise(name, outcome->error());
   const RewriteOutcome& done = outcome->value();
   py::bytes bytes(reinterpret_cast<const char*>(done.bytes.data()), done.bytes.size());
-  return py::make_tuple(bytes, Loads(cli::RewriteJson("", "", false, done)));
+  return py::make_tuple(bytes, Loads(cli::RewriteJson(name, "", false, done)));
 }
 
 // A path in: the report, after writing `output` (or the file in place) as
@@ -114,94 +120,210 @@ py::object RewriteOnDisk(const Source& source, const py::object& output, bool in
     const bool about_output = outcome->error().kind == ErrorKind::kIo && !in_place;
     Raise(about_output ? out : file, outcome->error());
   }
-  return Loads(cli::RewriteJson(file, out, in_place, outcome->value()));
+  return py::make_tuple(py::none(), Loads(cli::RewriteJson(file, out, in_place, outcome->value())));
 }
 
+// (bytes or None, report): bytes for bytes in, None for a path.
 py::object Rewrite(const CallArguments& call, const FunctionKeywords& keywords) {
   const bool in_place = BoolKeyword(call["in_place"], "in_place");
   const bool write_names = BoolKeyword(call["write_names"], "write_names");
   const py::object output = call["output"];
+  const py::object file_name = call["file_name"];
   const Source source(call.source());
-  const options::OptionSettings settings = keywords.Read(source.path(), call);
+  const std::string name =
+      source.is_bytes() && !file_name.is_none() ? file_name.cast<std::string>() : source.path();
+  const options::OptionSettings settings = keywords.Read(name, call);
   if (source.is_bytes()) {
     if (!output.is_none() || in_place) {
-      Raise("", Error{"rewrite: bytes in give bytes back; output= and in_place= are for a path"});
+      Raise(name, Error{"rewrite(): output= and in_place=True write a file: give the program's "
+                        "path, or take the rewritten bytes from the result's .data"});
     }
-    return RewriteInMemory(source, settings.share, settings.plan, write_names);
+    return RewriteInMemory(source, name, settings.share, settings.plan, write_names);
   }
   if (in_place == !output.is_none()) {
-    Raise("", Error{"rewrite: give exactly one of output= and in_place=True"});
+    Raise(source.path(), Error{in_place ? "rewrite(): give output= or in_place=True, not both"
+                                        : "rewrite(): say where the result goes: output=PATH, "
+                                          "in_place=True, or return_data=True for the bytes "
+                                          "alone"});
   }
   return RewriteOnDisk(source, output, in_place, settings.share, settings.plan, write_names);
+}
+
+// (document, facts): the picture `pteshare plot` draws, written to out=
+// when given.
+py::object Plot(const CallArguments& call, const FunctionKeywords& keywords) {
+  const py::object out = call["out"];
+  const py::object method_object = call["method"];
+  const py::object format_object = call["format"];
+  const Source source(call.source());
+  const std::string& file = source.path();
+  const options::OptionSettings settings = keywords.Read(file, call);
+  plot::PlotInput input;
+  input.file = file.empty() ? "program" : file;
+  input.arena_limits = settings.plan.arena_limits;
+  if (!method_object.is_none()) input.method = method_object.cast<std::string>();
+  std::string out_path;
+  if (!out.is_none()) {
+    Source out_source(out);
+    if (out_source.is_bytes()) throw py::type_error("plot(): out= is a path");
+    out_path = out_source.path();
+    Result<plot::PictureFormat> format = plot::PictureFormatOf(out_path, false);
+    if (!format.ok()) Raise(out_path, format.error());
+    input.format = *format;
+  }
+  if (!format_object.is_none()) {
+    const std::string word = format_object.cast<std::string>();
+    const plot::PictureFormat asked =
+        word == "html" ? plot::PictureFormat::kHtml : plot::PictureFormat::kSvg;
+    if (word != "svg" && word != "html") {
+      Raise(file, Error{"format='" + word + "': expected 'svg' or 'html'"});
+    }
+    if (!out_path.empty() && asked != input.format) {
+      Raise(out_path, Error{"format='" + word +
+                            "' but out= names another format (its "
+                            "extension decides); give one of them"});
+    }
+    input.format = asked;
+  }
+  const OpenedProgram opened = source.Open();
+  const ProgramView& view = opened.view;
+  input.view = &view;
+  if (!input.method.empty() && view.method(input.method) == nullptr) {
+    std::string names;
+    for (const MethodView& m : view.methods) names += (names.empty() ? "" : ", ") + m.name;
+    Raise(file, Error{"no method '" + input.method +
+                      "' (the program has: " + (names.empty() ? "none" : names) + ")"});
+  }
+  // Without shared buffers there is nothing to plan: only "before" is drawn.
+  std::optional<Result<VerifiedPlan>> verified;
+  if (!settings.share.names.empty() || settings.share.share_auto) {
+    py::gil_scoped_release unlocked;
+    verified.emplace(PlanAndVerify(view, settings.share, settings.plan));
+  }
+  if (verified && !verified->ok()) Raise(file, verified->error());
+  if (verified) input.plan = &verified->value();
+  plot::PlotDocument document;
+  {
+    py::gil_scoped_release unlocked;
+    document = plot::RenderPlot(input);
+  }
+  if (!out_path.empty()) {
+    Status written;
+    {
+      py::gil_scoped_release unlocked;
+      written = plot::WritePicture(out_path, document.text);
+    }
+    if (!written.ok()) Raise(out_path, written.error());
+  }
+  py::dict facts;
+  facts["panels"] = document.stats.panels;
+  facts["tensor_rectangles"] = document.stats.tensor_rects;
+  facts["density_tensors"] = document.stats.aggregated_tensors;
+  facts["zoom_panels"] = document.stats.zoom_panels;
+  facts["planned"] = input.plan != nullptr;
+  facts["fits"] = input.plan == nullptr || input.plan->fits();
+  facts["verified"] = input.plan == nullptr || input.plan->verified();
+  facts["html"] = input.format == plot::PictureFormat::kHtml;
+  return py::make_tuple(py::str(document.text), facts);
+}
+
+// The whole command line, as the pteshare executable runs it. The
+// arguments come as bytes (os.fsencode: what the executable's argv holds).
+int RunCli(const py::list& argv) {
+  std::vector<std::string> args;
+  for (const py::handle arg : argv) {
+    if (!py::isinstance<py::bytes>(arg)) throw py::type_error("run_cli(): argv holds bytes");
+    args.push_back(arg.cast<std::string>());
+  }
+  std::vector<const char*> pointers;
+  for (const std::string& arg : args) pointers.push_back(arg.c_str());
+  py::gil_scoped_release unlocked;
+  return cli::RunCommandLine(static_cast<int>(pointers.size()), pointers.data());
 }
 
 }  // namespace
 }  // namespace pteshare::python
 
-PYBIND11_MODULE(pteshare, module) {
+PYBIND11_MODULE(_native, module) {
   namespace py = pybind11;
   using namespace pteshare::python;
   using pteshare::options::OptionGroup;
   module.doc() =
-      "pteshare: make the methods of an ExecuTorch program share their state buffers (KV "
-      "caches) at one arena offset. Each function takes a path or the program's bytes and "
-      "returns what `pteshare COMMAND --json` prints, as a dict.";
+      "The C++ under pteshare (use the package's functions: they are typed and documented). "
+      "Each function takes keywords only after the program and returns what `pteshare COMMAND "
+      "--json` prints, as a dict.";
   module.attr("__version__") = PTESHARE_VERSION;
   AddExceptions(module);
-  // The docstrings below give the signatures; pybind11's would read
-  // (*args, **kwargs), which is how the arguments are taken (call_arguments.h).
-  // pybind11 copies a docstring, so each may be made here.
-  py::options options;
-  options.disable_function_signatures();
-  // Each function's keywords: the option table's (keywords.h) and a
-  // function's own; the signature in its docstring is made from the same
-  // list.
   const py::object none = py::none();
   const py::object no = py::bool_(false);
-  const FunctionKeywords inspect_keywords({}, {});
-  const FunctionKeywords plan_keywords({}, {OptionGroup::kShare, OptionGroup::kPlan});
-  const FunctionKeywords verify_keywords({}, {OptionGroup::kShare});
-  const FunctionKeywords rewrite_keywords({{"output", none}, {"in_place", no}},
-                                          {OptionGroup::kShare, OptionGroup::kPlan},
-                                          {{"write_names", no}});
+  // Each function's keywords: its own and the option table's (keywords.h),
+  // in the order of the package's signatures. keywords(NAME) lists them
+  // with their defaults, so that a test holds the package to the table.
+  // Never freed: they hold Python objects, which must not be released
+  // after the interpreter has ended.
+  static const FunctionKeywords& inspect_keywords = *new FunctionKeywords({}, {});
+  static const FunctionKeywords& plan_keywords =
+      *new FunctionKeywords({}, {OptionGroup::kShare, OptionGroup::kPlan});
+  static const FunctionKeywords& verify_keywords = *new FunctionKeywords({}, {OptionGroup::kShare});
+  static const FunctionKeywords& rewrite_keywords = *new FunctionKeywords(
+      {{"output", none}, {"in_place", no}}, {OptionGroup::kShare, OptionGroup::kPlan},
+      {{"write_names", no}, {"file_name", none}});
+  static const FunctionKeywords& plot_keywords =
+      *new FunctionKeywords({{"out", none}, {"method", none}, {"format", none}},
+                            {OptionGroup::kShare, OptionGroup::kPlan});
   module.def(
       "inspect",
-      [inspect_keywords](const py::args& args, const py::kwargs& kwargs) {
+      [](const py::args& args, const py::kwargs& kwargs) {
         const CallArguments call("inspect", args, kwargs, inspect_keywords.defaults());
         return Inspect(call.source());
       },
-      (inspect_keywords.Signature("inspect") +
-       " -> dict: the program's layout, methods, arenas and mutable buffers (`pteshare inspect "
-       "--json`). source: a path or the program's bytes.")
-          .c_str());
+      "inspect(program) -> dict (`pteshare inspect --json`)");
   module.def(
       "plan",
-      [plan_keywords](const py::args& args, const py::kwargs& kwargs) {
+      [](const py::args& args, const py::kwargs& kwargs) {
         const CallArguments call("plan", args, kwargs, plan_keywords.defaults());
         return Plan(call, plan_keywords);
       },
-      (plan_keywords.Signature("plan") +
-       " -> dict: the verified plan (`pteshare plan --json`). Writes nothing.")
-          .c_str());
+      "plan(program, **options) -> dict (`pteshare plan --json`)");
   module.def(
       "verify",
-      [verify_keywords](const py::args& args, const py::kwargs& kwargs) {
+      [](const py::args& args, const py::kwargs& kwargs) {
         const CallArguments call("verify", args, kwargs, verify_keywords.defaults());
         return Verify(call, verify_keywords);
       },
-      (verify_keywords.Signature("verify") +
-       " -> dict: runtime_check's findings on the placements (`pteshare verify --json`); 'ok' "
-       "is False on findings.")
-          .c_str());
+      "verify(program, **options) -> dict (`pteshare verify --json`)");
   module.def(
       "rewrite",
-      [rewrite_keywords](const py::args& args, const py::kwargs& kwargs) {
+      [](const py::args& args, const py::kwargs& kwargs) {
         const CallArguments call("rewrite", args, kwargs, rewrite_keywords.defaults());
         return Rewrite(call, rewrite_keywords);
       },
-      (rewrite_keywords.Signature("rewrite") +
-       ": for bytes, returns (rewritten bytes, dict), the bytes those `pteshare rewrite -o` "
-       "writes; for a path, writes output= (or the file itself with in_place=True) and returns "
-       "the dict (`pteshare rewrite --json`).")
-          .c_str());
+      "rewrite(program, **options) -> (bytes | None, dict) (`pteshare rewrite --json`)");
+  module.def(
+      "plot",
+      [](const py::args& args, const py::kwargs& kwargs) {
+        const CallArguments call("plot", args, kwargs, plot_keywords.defaults());
+        return Plot(call, plot_keywords);
+      },
+      "plot(program, **options) -> (str, dict): the picture `pteshare plot` draws");
+  module.def("run_cli", &RunCli, py::arg("argv"),
+             "The pteshare command line (argv[0] is the program's name): prints as the "
+             "executable does and returns its exit status.");
+  module.def(
+      "keywords",
+      [](const std::string& function) -> py::list {
+        const FunctionKeywords* keywords = function == "inspect"   ? &inspect_keywords
+                                           : function == "plan"    ? &plan_keywords
+                                           : function == "verify"  ? &verify_keywords
+                                           : function == "rewrite" ? &rewrite_keywords
+                                           : function == "plot"    ? &plot_keywords
+                                                                   : nullptr;
+        if (keywords == nullptr) throw py::value_error("no function '" + function + "'");
+        py::list list;
+        for (const auto& [keyword, fallback] : keywords->defaults()) {
+          list.append(py::make_tuple(keyword, fallback));
+        }
+        return list;
+      },
+      py::arg("function"), "keywords(function) -> [(keyword, default)]: what it takes, in order");
 }

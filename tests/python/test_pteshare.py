@@ -1,11 +1,14 @@
-"""The Python module as an export script uses it, against the CLI.
+"""The Python package (python/pteshare/__init__.py) as an export script
+uses it, against the CLI.
 
 Every result is compared with what the pteshare executable of the same
 build prints or writes for the same input and options: the rewritten bytes
 byte for byte, the dicts against json.loads of --json, the exceptions'
-messages against the CLI's one-line errors. ctest runs this with the build
-tree's module on PYTHONPATH and PTESHARE_BIN naming the programs' folder;
-the corpus cases skip, saying so, when ../shared/corpus is absent.
+messages against the CLI's one-line errors (options named by keyword).
+ctest runs this with the interpreter of a fresh virtual environment the
+build's wheel was installed in (tests/python/install_wheel.py), and
+PTESHARE_BIN naming the programs' folder; the corpus cases skip, saying so,
+when ../shared/corpus is absent.
 """
 
 import csv
@@ -36,10 +39,15 @@ def cli(*args):
 
 
 def cli_error(stderr):
-    """The CLI's error line without its "pteshare: " prefix."""
+    """The CLI's error line without its "pteshare: " prefix, its flags named
+    as the keywords the cases below give (python/keyword_message.h)."""
     lines = [line for line in stderr.splitlines() if line.startswith("pteshare: ")]
     assert lines, stderr
-    return lines[-1][len("pteshare: "):]
+    line = lines[-1][len("pteshare: "):]
+    for flag, keyword in (("--arena-limit", "arena_limits"), ("--share-auto", "share_auto=True"),
+                          ("--share NAME", "share=['NAME']")):
+        line = line.replace(flag, keyword)
+    return line
 
 
 def synth_llm(path, *extra, layers=2):
@@ -106,15 +114,18 @@ class PteshareTest(unittest.TestCase):
             self.assertEqual(f"{path}: {raised.exception}", cli_error(stderr))
             return None
         expected = json.loads(stdout)
-        rewritten, report = pteshare.rewrite(data, **options)
-        self.assertIsInstance(rewritten, bytes)
-        self.assertEqual(rewritten, cli_out.read_bytes())
-        self.assertEqual(report, dict(expected, file=None, output=None, in_place=False))
+        result = pteshare.rewrite(data, **options)
+        self.assertIsInstance(result.data, bytes)
+        self.assertEqual(result.data, cli_out.read_bytes())
+        self.assertEqual(result.report, dict(expected, file=None, output=None, in_place=False))
+        self.assertEqual(result.changed, expected["changed"])
         module_out = self.dir / ("module-" + path.name)
-        report = pteshare.rewrite(str(path), output=module_out, **options)
+        on_disk = pteshare.rewrite(str(path), output=module_out, **options)
+        self.assertIsNone(on_disk.data)
         self.assertEqual(module_out.read_bytes(), cli_out.read_bytes())
-        self.assertEqual(report, dict(expected, output=str(module_out)))
-        return rewritten
+        self.assertEqual(on_disk.report, dict(expected, output=str(module_out)))
+        self.assertEqual(on_disk.output, str(module_out))
+        return result.data
 
     def test_rewrite_of_bytes_is_the_cli_output_byte_for_byte(self):
         rewritten = self.expect_rewrite_parity(self.llm, share_auto=True)
@@ -130,15 +141,16 @@ class PteshareTest(unittest.TestCase):
         self.expect_rewrite_parity(self.llm, share_auto=True, layout="arena")
 
     def test_rewritten_bytes_verify_and_rewrite_again_to_themselves(self):
-        rewritten, report = pteshare.rewrite(self.llm.read_bytes(), share_auto=True)
-        self.assertTrue(report["changed"])
+        first = pteshare.rewrite(self.llm.read_bytes(), share_auto=True)
+        self.assertTrue(first.changed)
+        rewritten = first.data
         self.assertTrue(pteshare.verify(rewritten)["ok"])
-        again, report = pteshare.rewrite(rewritten, share_auto=True)
-        self.assertFalse(report["changed"])
-        self.assertEqual(again, rewritten)
+        again = pteshare.rewrite(rewritten, share_auto=True)
+        self.assertFalse(again.changed)
+        self.assertEqual(again.data, rewritten)
         # bytearray and memoryview are read as the same bytes.
-        self.assertEqual(pteshare.rewrite(bytearray(rewritten), share_auto=True)[0], rewritten)
-        self.assertEqual(pteshare.rewrite(memoryview(rewritten), share_auto=True)[0], rewritten)
+        self.assertEqual(pteshare.rewrite(bytearray(rewritten), share_auto=True).data, rewritten)
+        self.assertEqual(pteshare.rewrite(memoryview(rewritten), share_auto=True).data, rewritten)
 
     def test_buffers_of_any_layout_are_read_as_their_bytes(self):
         # Issue 23: a reversed memoryview was read as if contiguous (a heap
@@ -190,9 +202,10 @@ class PteshareTest(unittest.TestCase):
         theirs.write_bytes(self.llm.read_bytes())
         status, stdout, _ = cli("rewrite", theirs, "--in-place", "--share-auto", "--json")
         self.assertEqual(status, 0)
-        report = pteshare.rewrite(pathlib.Path(mine), in_place=True, share_auto=True)
+        result = pteshare.rewrite(pathlib.Path(mine), in_place=True, share_auto=True)
         self.assertEqual(mine.read_bytes(), theirs.read_bytes())
-        self.assertEqual(report, dict(json.loads(stdout), file=str(mine)))
+        self.assertEqual(result.report, dict(json.loads(stdout), file=str(mine)))
+        self.assertEqual(result.output, str(mine))
 
     def test_inspect_plan_verify_are_the_cli_json(self):
         shared = self.dir / "shared.pte"
@@ -282,8 +295,8 @@ class PteshareTest(unittest.TestCase):
     def test_an_output_folder_gets_the_input_name_as_for_the_cli(self):
         folder = self.dir / "out-folder"
         folder.mkdir()
-        report = pteshare.rewrite(self.llm, output=folder, share_auto=True)
-        self.assertEqual(report["output"], str(folder / self.llm.name))
+        result = pteshare.rewrite(self.llm, output=folder, share_auto=True)
+        self.assertEqual(result.output, str(folder / self.llm.name))
         self.assertTrue((folder / self.llm.name).is_file())
 
     def test_type_errors_name_the_keyword_never_the_input(self):
@@ -298,7 +311,7 @@ class PteshareTest(unittest.TestCase):
             lambda: pteshare.rewrite(big, "out.pte"),
             lambda: pteshare.rewrite(big, in_place=1),
             lambda: pteshare.inspect(),
-            lambda: pteshare.inspect(big, source=big),
+            lambda: pteshare.inspect(big, program=big),
         ]
         for call in calls:
             with self.assertRaises(TypeError) as raised:
@@ -307,8 +320,8 @@ class PteshareTest(unittest.TestCase):
         with self.assertRaises(TypeError) as raised:
             pteshare.verify(big, shareauto=True)
         self.assertIn("'shareauto'", str(raised.exception))
-        # Keywords still work as keywords, the source as source=.
-        self.assertEqual(pteshare.inspect(source=self.llm)["file"], str(self.llm))
+        # Keywords still work as keywords, the program as program=.
+        self.assertEqual(pteshare.inspect(program=self.llm)["file"], str(self.llm))
 
     def test_a_name_that_is_not_utf8_is_escaped_in_json_and_reaches_python_as_str(self):
         # Issue 23: inspect --json printed the raw byte (invalid JSON) and
@@ -335,7 +348,7 @@ class PteshareTest(unittest.TestCase):
         import threading
         source = synth_llm(self.dir / "threads-in.pte", "--named", layers=9)
         data = source.read_bytes()
-        result, _ = pteshare.rewrite(data, share_auto=True)
+        result = pteshare.rewrite(data, share_auto=True).data
         self.assertGreater(len(result), len(data), "the segments must move")
         seen = {str(pteshare.inspect(data)), str(pteshare.inspect(result))}
         path = self.dir / "threads.pte"
@@ -374,6 +387,106 @@ class PteshareTest(unittest.TestCase):
             self.assertEqual(failures, [], f"round {round_}")
             self.assertEqual(path.read_bytes(), result)
             self.assertFalse(pathlib.Path(str(path) + ".pteshare-journal").exists())
+
+    def test_rewrite_gives_one_result_shape_for_every_kind_of_program(self):
+        data = self.llm.read_bytes()
+        expected = pteshare.rewrite(data, share_auto=True)
+        saved = expected.report["plan"]["memory"]["total"]
+        self.assertEqual(expected.saved_bytes, saved["separate_before"] - saved["one_set_after"])
+        self.assertGreater(expected.saved_bytes, 0)
+
+        class ProgramManager:  # what to_executorch() returns, as far as pteshare looks
+            buffer = data
+
+        given = {"bytes": data, "bytearray": bytearray(data), "memoryview": memoryview(data),
+                 "program manager": ProgramManager(), "str": str(self.llm),
+                 "path": self.llm}
+        for kind, program in given.items():
+            with self.subTest(kind):
+                result = pteshare.rewrite(program, share_auto=True, return_data=True)
+                self.assertIsInstance(result, pteshare.RewriteResult)
+                self.assertEqual(result.data, expected.data)
+                self.assertTrue(result.changed)
+                self.assertEqual(result.saved_bytes, expected.saved_bytes)
+                from_path = kind in ("str", "path")
+                self.assertEqual(result.report, dict(expected.report,
+                                                     file=str(self.llm) if from_path else None))
+                self.assertIsNone(result.output)  # nothing written
+        # A path with output= writes; return_data=True reads back what it wrote.
+        out = self.dir / "shape-out.pte"
+        written = pteshare.rewrite(self.llm, output=out, share_auto=True, return_data=True)
+        self.assertEqual(written.data, out.read_bytes())
+        self.assertEqual(written.data, expected.data)
+        self.assertIsNone(pteshare.rewrite(self.llm, output=out, share_auto=True).data)
+
+    def test_executorch_words_mean_what_they_mean_there(self):
+        named = [b["name"] for b in pteshare.inspect(self.named)["methods"][0]["mutable_buffers"]]
+        by_share = pteshare.rewrite(self.named.read_bytes(), share=named[:2])
+        by_fqns = pteshare.rewrite(self.named.read_bytes(), shared_buffer_fqns=named[:2])
+        self.assertEqual(by_share.data, by_fqns.data)
+        self.assertEqual(by_share.report, by_fqns.report)
+        with self.assertRaises(TypeError) as raised:
+            pteshare.plan(self.named, share=named[:1], shared_buffer_fqns=named[:1])
+        self.assertIn("not both", str(raised.exception))
+        # The enums are their words.
+        self.assertEqual(pteshare.plan(self.llm, share_auto=True, strategy=pteshare.Strategy.REPLAN,
+                                       layout=pteshare.Layout.ARENA),
+                         pteshare.plan(self.llm, share_auto=True, strategy="replan",
+                                       layout="arena"))
+
+    def test_a_missing_program_is_said_first_as_a_file_not_found(self):
+        missing = self.dir / "missing.pte"
+        for call in (lambda: pteshare.rewrite(missing, share_auto=True),
+                     lambda: pteshare.rewrite(str(missing), share_auto=True, in_place=True),
+                     lambda: pteshare.inspect(missing), lambda: pteshare.plot(missing)):
+            with self.assertRaises(FileNotFoundError) as raised:
+                call()
+            self.assertIsInstance(raised.exception, pteshare.IoError)
+            self.assertEqual(raised.exception.filename, str(missing))
+            status, _, stderr = cli("inspect", missing)
+            self.assertEqual(status, 2)
+            self.assertEqual(str(raised.exception), cli_error(stderr))
+
+    def test_messages_name_the_keywords_not_the_flags(self):
+        data = self.llm.read_bytes()
+        cases = [
+            (dict(names={"prefill:999": "k0"}, share="k0"), "names={'prefill:999': 'k0'}: "),
+            (dict(share_auto=True, alignment=3), "alignment=3 is not a power of two"),
+            (dict(share_auto=True, arena_limits={1: 4096}), "no plan fits arena_limits: "),
+        ]
+        for options, words in cases:
+            with self.subTest(options):
+                with self.assertRaises(pteshare.Error) as raised:
+                    pteshare.plan(data, **options)
+                self.assertIn(words, str(raised.exception))
+                self.assertNotIn("--", str(raised.exception))
+        with self.assertRaises(pteshare.BadInputError) as raised:
+            pteshare.rewrite(self.llm, share_auto=True)
+        self.assertIn("output=PATH, in_place=True, or return_data=True", str(raised.exception))
+
+    def test_plot_draws_what_the_cli_draws(self):
+        for options in ({}, {"share_auto": True}, {"share_auto": True, "method": "decode"}):
+            for suffix in (".svg", ".html"):
+                with self.subTest(options=options, suffix=suffix):
+                    mine, theirs = self.dir / ("mine" + suffix), self.dir / ("theirs" + suffix)
+                    method = ["--method", options["method"]] if "method" in options else []
+                    status, _, stderr = cli("plot", self.llm, "-o", theirs, *method,
+                                            *(["--share-auto"] if options else []))
+                    self.assertEqual(status, 0, stderr)
+                    result = pteshare.plot(self.llm, out=mine, **options)
+                    self.assertEqual(mine.read_bytes(), theirs.read_bytes())
+                    self.assertEqual(result.document.encode(), theirs.read_bytes())
+                    self.assertEqual(result.output, str(mine))
+                    self.assertEqual(result.format, suffix[1:])
+                    self.assertEqual(result.planned, bool(options))
+                    # Bytes in, nothing written: the same picture but for its title.
+                    in_memory = pteshare.plot(self.llm.read_bytes(), format=suffix[1:], **options)
+                    self.assertIsNone(in_memory.output)
+                    self.assertEqual(in_memory.panels, result.panels)
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plot(self.llm, out=self.dir / "picture.png")
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plot(self.llm, method="no_such_method")
 
     def test_option_mistakes(self):
         with self.assertRaises(pteshare.BadInputError):

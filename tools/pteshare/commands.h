@@ -1,4 +1,4 @@
-// The subcommands of `pteshare`, one *_command.cc each. main.cc lists them
+// The subcommands of `pteshare`, one *_command.cc each. command_line.cc lists them
 // in one table (kCommands), in the order `pteshare --help` shows them.
 #pragma once
 

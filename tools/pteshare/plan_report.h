@@ -14,6 +14,7 @@
 #include "rewriter/verify/layout_costs.h"
 #include "rewriter/verify/plan_verifier.h"
 #include "tools/pteshare/option_flags.h"
+#include "tools/report/memory_text.h"
 #include "tools/report/plan_json.h"
 
 namespace pteshare::cli {
@@ -43,12 +44,5 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
 /// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
 /// --share-auto made of unnamed state.
 std::vector<std::string> PairingLines(const ProgramView& view, const SharedBufferSet& shared);
-
-/// The memory lines (memory_cost.h): per arena and in total, one shared set
-/// of arenas vs separate sets, before -> after. Each line starts with
-/// `indent`.
-/// New arenas (a plan's state arenas) take their device from `fronts`.
-std::string MemoryText(const ProgramView& view, const MemoryCost& cost, const std::string& indent,
-                       const std::vector<FrontRegion>& fronts = {});
 
 }  // namespace pteshare::cli

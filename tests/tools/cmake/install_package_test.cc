@@ -151,13 +151,12 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(named), log), 0) << ReadFileBytes(log);
 
 #ifdef PTESHARE_PYTHON_INSTALL_DIR
-  // The Python module, where the interpreter it was built for looks.
-  const fs::path site = fs::path(stage.string() + PTESHARE_PYTHON_INSTALL_DIR);
-  bool module_installed = false;
-  for (const fs::directory_entry& entry : fs::directory_iterator(site)) {
-    module_installed |= entry.path().filename().string().rfind("pteshare.", 0) == 0;
+  // The Python package, under the prefix (PREFIX/lib/pythonX.Y/site-packages:
+  // where a virtual environment made at PREFIX looks), typed and whole.
+  const fs::path site = prefix / PTESHARE_PYTHON_INSTALL_DIR;
+  for (const char* file : {"__init__.py", "__main__.py", "_errors.py", "_native.pyi", "py.typed"}) {
+    EXPECT_TRUE(fs::exists(site / "pteshare" / file)) << site << " " << file;
   }
-  EXPECT_TRUE(module_installed) << site;
 #ifdef PTESHARE_PYTHON_EXECUTABLE
   ASSERT_EQ(Shell("PYTHONPATH=" + Quoted(site) + " " + PTESHARE_PYTHON_EXECUTABLE +
                       " -c 'import pteshare; print(pteshare.__file__)'",

@@ -1,0 +1,314 @@
+"""pteshare: make the methods of a compiled ExecuTorch program share their
+state buffers (KV caches and other mutable buffers) at one arena offset, and
+check that the sharing holds, after export, without exporting again.
+
+In an export script, right after ``to_executorch()``::
+
+    import pteshare
+
+    program = edge.to_executorch()              # ExecutorchProgramManager
+    result = pteshare.rewrite(program, share_auto=True)
+    with open("model.pte", "wb") as f:
+        f.write(result.data)
+    print(result.saved_bytes, "bytes of arena memory saved")
+
+Every function takes the program as a path (str or os.PathLike), as its
+bytes (bytes, bytearray, memoryview) or as an object with a ``.buffer``
+(ExecuTorch's program manager), and the options as keywords. The names to
+share are ``shared_buffer_fqns=`` (ExecuTorch's word, as in
+``MemoryPlanningPass(shared_buffer_fqns=...)``) or ``share=``; or
+``share_auto=True`` shares every mutable buffer that two or more methods
+have. Results are what ``pteshare COMMAND --json`` prints, as dicts
+(``rewrite`` and ``plot`` wrap theirs in a result object). Failures raise
+``pteshare.Error`` subclasses with the CLI's one-line message.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union
+
+from pteshare._errors import BadInputError, Error, IoError, MissingFileError, NoValidPlanError
+from pteshare import _native
+
+__all__ = [
+    "inspect", "plan", "verify", "rewrite", "plot", "main",
+    "RewriteResult", "PlotResult", "Strategy", "Layout",
+    "Error", "BadInputError", "NoValidPlanError", "IoError", "MissingFileError",
+    "__version__",
+]
+
+__version__: str = _native.__version__
+
+
+class Strategy(str, enum.Enum):
+    """How a plan makes room for the shared buffers at the front of their
+    arenas (the CLI's ``--strategy``)."""
+
+    RELOCATE = "relocate"
+    """Shift the other tensors by a translation that keeps every overlap."""
+    REPLAN = "replan"
+    """Plan every arena again from the tensors' lifetimes (smaller arenas)."""
+    BEST = "best"
+    """Per method and arena, the smaller of the two (the default)."""
+
+
+class Layout(str, enum.Enum):
+    """Where the shared buffers go (the CLI's ``--layout``)."""
+
+    FRONT = "front"
+    """At the front of the arena each is in (the default)."""
+    ARENA = "arena"
+    """In a new arena of their own per device, in every method."""
+
+
+StrategyName = Literal["relocate", "replan", "best"]
+LayoutName = Literal["front", "arena"]
+PictureFormat = Literal["svg", "html"]
+
+
+class ProgramManager(Protocol):
+    """What ExecuTorch's ``ExecutorchProgramManager`` offers: the serialized
+    program as ``.buffer``."""
+
+    @property
+    def buffer(self) -> bytes: ...
+
+
+#: A program: a path, its bytes, or ExecuTorch's program manager.
+Program = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, ProgramManager]
+#: Names of buffers to share: one name or several.
+SharedNames = Union[str, Iterable[str], None]
+#: Names for unnamed buffers by position: {"prefill:22": "k_cache", ("decode", 22): "k_cache"}.
+ValueNames = Optional[Mapping[Union[str, Tuple[str, int]], str]]
+#: The most bytes an arena may take in every method: {memory_id: bytes}.
+ArenaLimits = Optional[Mapping[int, int]]
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    """What ``rewrite`` did, whatever the program was given as."""
+
+    data: Optional[bytes]
+    """The rewritten program's bytes: given bytes (or ``return_data=True``)."""
+    report: Dict[str, Any]
+    """The same dict as ``pteshare rewrite --json`` prints."""
+
+    @property
+    def changed(self) -> bool:
+        """False when the program already shared its buffers as asked."""
+        return bool(self.report["changed"])
+
+    @property
+    def output(self) -> Optional[str]:
+        """The file written (None for bytes; the input itself in place)."""
+        if self.report["in_place"]:
+            return self.report["file"]
+        return self.report["output"]
+
+    @property
+    def saved_bytes(self) -> int:
+        """Arena memory an application no longer allocates: a separate set of
+        arenas per method before, minus one set for every method after."""
+        total = self.report["plan"]["memory"]["total"]
+        return int(total["separate_before"]) - int(total["one_set_after"])
+
+
+@dataclass(frozen=True)
+class PlotResult:
+    """The picture ``plot`` drew."""
+
+    document: str
+    """The SVG (or HTML page) itself."""
+    output: Optional[str]
+    """The file written, or None when ``out`` was not given."""
+    format: PictureFormat
+    panels: int
+    tensor_rectangles: int
+    planned: bool
+    """Whether shared buffers were chosen, so that "after" was planned."""
+    fits: bool
+    """False when no plan fits ``arena_limits``: the input is drawn, limits marked."""
+    verified: bool
+    """False when the plan failed its verifier (drawn all the same)."""
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def _program(program: Program, function: str) -> Union[str, bytes, bytearray, memoryview]:
+    """The program as the extension takes it: a path (checked to exist, so
+    that a missing file is said first) or a bytes-like object."""
+    if isinstance(program, (bytes, bytearray, memoryview)):
+        return program
+    if isinstance(program, (str, os.PathLike)):
+        path = os.fsdecode(os.fspath(program))
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            raise MissingFileError(path) from None
+        except (OSError, ValueError):
+            pass  # the extension says what is wrong with it
+        return path
+    buffer = getattr(program, "buffer", None)
+    if buffer is not None and not callable(buffer):
+        return buffer
+    raise TypeError(f"{function}(): program is a path, bytes, bytearray, memoryview or an object "
+                    f"with .buffer (ExecuTorch's program manager), not {_type_name(program)}")
+
+
+def _names(function: str, share: SharedNames, shared_buffer_fqns: SharedNames) -> SharedNames:
+    if share is not None and shared_buffer_fqns is not None:
+        raise TypeError(f"{function}(): give share= or shared_buffer_fqns= (the same thing), "
+                        "not both")
+    return share if share is not None else shared_buffer_fqns
+
+
+def _word(value: object) -> object:
+    # An enum member as its word; anything else goes to the extension, which
+    # says what is wrong with it.
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _share_options(function: str, share: SharedNames, shared_buffer_fqns: SharedNames,
+                   share_auto: bool, names: ValueNames) -> Dict[str, Any]:
+    return {"share": _names(function, share, shared_buffer_fqns), "share_auto": share_auto,
+            "names": names}
+
+
+def _plan_options(strategy: object, layout: object, alignment: int,
+                  arena_limits: ArenaLimits) -> Dict[str, Any]:
+    return {"strategy": _word(strategy), "layout": _word(layout),
+            "alignment": alignment, "arena_limits": arena_limits}
+
+
+def inspect(program: Program) -> Dict[str, Any]:
+    """The program's layout: its methods, their arenas (planned buffer i is
+    memory_id i + 1), mutable buffers and segments, as ``pteshare inspect
+    --json`` prints it."""
+    return _native.inspect(_program(program, "inspect"))
+
+
+def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
+         share_auto: bool = False, names: ValueNames = None,
+         strategy: Union[Strategy, StrategyName] = "best",
+         layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
+         arena_limits: ArenaLimits = None) -> Dict[str, Any]:
+    """The verified plan that would share the buffers, as ``pteshare plan
+    --json`` prints it; writes nothing.
+
+    share / shared_buffer_fqns: the buffers to share, by fully qualified name
+    (one or several). share_auto: every mutable buffer that two or more
+    methods have (unnamed state is paired by position). names: names for
+    unnamed buffers by position, ``{"prefill:22": "k_cache"}``. strategy,
+    layout: see ``Strategy`` and ``Layout``. alignment: of the shared slots
+    (0: detected from the program). arena_limits: ``{memory_id: bytes}`` no
+    method's arena may exceed (NoValidPlanError when no plan fits).
+
+    A plan that fails its verifier is returned with ``"verified": False``.
+    """
+    return _native.plan(_program(program, "plan"),
+                        **_share_options("plan", share, shared_buffer_fqns, share_auto, names),
+                        **_plan_options(strategy, layout, alignment, arena_limits))
+
+
+def verify(program: Program, *, share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
+           share_auto: bool = False, names: ValueNames = None) -> Dict[str, Any]:
+    """The runtime checker's findings on the placements the program has, as
+    ``pteshare verify --json`` prints them: ``"ok"`` is False on findings.
+    The keywords choose the shared buffers as for ``plan``."""
+    return _native.verify(_program(program, "verify"),
+                          **_share_options("verify", share, shared_buffer_fqns, share_auto, names))
+
+
+def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = None,
+            in_place: bool = False, return_data: bool = False, share: SharedNames = None,
+            shared_buffer_fqns: SharedNames = None, share_auto: bool = False,
+            names: ValueNames = None, strategy: Union[Strategy, StrategyName] = "best",
+            layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
+            arena_limits: ArenaLimits = None, write_names: bool = False) -> RewriteResult:
+    """Rewrites the program so that its methods share the buffers: the plan
+    of ``plan()``, verified, patched into the allocation info; the weights
+    are not copied in memory.
+
+    Given bytes (or a program manager), returns the rewritten bytes as
+    ``.data``, the same bytes ``pteshare rewrite -o`` writes. Given a path,
+    writes ``output`` (a file, or a folder for FOLDER/BASENAME) or, with
+    ``in_place=True``, the file itself, crash-safe: it either fully happens
+    or the file stays as it was. ``return_data=True`` also returns the bytes
+    (with neither output nor in_place, nothing is written). write_names:
+    writes the names share_auto or ``names`` gave into the program. The
+    other keywords are ``plan()``'s. ``.report`` is ``pteshare rewrite
+    --json``'s dict; ``.changed`` is False when nothing had to change.
+    """
+    source = _program(program, "rewrite")
+    options = dict(_share_options("rewrite", share, shared_buffer_fqns, share_auto, names),
+                   **_plan_options(strategy, layout, alignment, arena_limits),
+                   write_names=write_names)
+    if not isinstance(return_data, bool):
+        raise TypeError(f"rewrite(): return_data: a bool, not {_type_name(return_data)}")
+    if isinstance(source, str) and return_data and output is None and in_place is False:
+        with open(source, "rb") as f:  # in memory: nothing is written
+            data, report = _native.rewrite(f.read(), file_name=source, **options)
+        return RewriteResult(data, report)
+    data, report = _native.rewrite(source, output=output, in_place=in_place, **options)
+    result = RewriteResult(data, report)
+    if return_data and data is None:
+        with open(result.output, "rb") as f:
+            return RewriteResult(f.read(), report)
+    return result
+
+
+def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
+         method: Optional[str] = None, format: Optional[PictureFormat] = None,
+         share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
+         share_auto: bool = False, names: ValueNames = None,
+         strategy: Union[Strategy, StrategyName] = "best",
+         layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
+         arena_limits: ArenaLimits = None) -> PlotResult:
+    """The memory layout of every arena of every method as a picture, as
+    ``pteshare plot`` draws it: instruction index across, arena offset up,
+    one rectangle per planned tensor. With buffers to share (the keywords of
+    ``plan()``), the verified plan is drawn next to the input.
+
+    out: the file to write, ``NAME.svg`` or ``NAME.html`` (one page with
+    hover tooltips); its extension decides the format. Without it nothing is
+    written and ``.document`` holds the picture, SVG unless
+    ``format="html"``. method: draw only this method.
+    """
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"plot(): method: a str, not {_type_name(method)}")
+    if format is not None and not isinstance(format, str):
+        raise TypeError(f"plot(): format: 'svg' or 'html', not {_type_name(format)}")
+    document, facts = _native.plot(
+        _program(program, "plot"), out=out, method=method, format=format,
+        **_share_options("plot", share, shared_buffer_fqns, share_auto, names),
+        **_plan_options(strategy, layout, alignment, arena_limits))
+    return PlotResult(document=document, output=None if out is None else os.fspath(out),
+                      format="html" if facts["html"] else "svg", panels=facts["panels"],
+                      tensor_rectangles=facts["tensor_rectangles"], planned=facts["planned"],
+                      fits=facts["fits"], verified=facts["verified"])
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the pteshare command line on ``argv`` (default: ``sys.argv[1:]``)
+    and returns its exit status: ``python -m pteshare`` is the CLI."""
+    args: List[str] = list(sys.argv[1:] if argv is None else argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Ctrl-C stops the command as it stops the executable: Python's handler
+    # would only run after the command returned.
+    restore = None
+    if threading.current_thread() is threading.main_thread():
+        restore = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        return _native.run_cli([b"pteshare", *map(os.fsencode, args)])
+    finally:
+        if restore is not None:
+            signal.signal(signal.SIGINT, restore)

@@ -1,0 +1,23 @@
+# The extension under the package (python/module.cc). Private: use the
+# package's functions. Each function takes the program, then keywords only;
+# keywords(NAME) lists them with their defaults.
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
+
+from pteshare import _errors
+
+__version__: str
+
+Error: Type[_errors.Error]
+BadInputError: Type[_errors.BadInputError]
+NoValidPlanError: Type[_errors.NoValidPlanError]
+IoError: Type[_errors.IoError]
+
+_Source = Union[str, bytes, bytearray, memoryview]
+
+def inspect(source: _Source) -> Dict[str, Any]: ...
+def plan(source: _Source, **options: Any) -> Dict[str, Any]: ...
+def verify(source: _Source, **options: Any) -> Dict[str, Any]: ...
+def rewrite(source: _Source, **options: Any) -> Tuple[Optional[bytes], Dict[str, Any]]: ...
+def plot(source: _Source, **options: Any) -> Tuple[str, Dict[str, Any]]: ...
+def run_cli(argv: List[bytes]) -> int: ...
+def keywords(function: str) -> List[Tuple[str, Any]]: ...

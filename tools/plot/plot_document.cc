@@ -1,0 +1,96 @@
+#include "tools/plot/plot_document.h"
+
+#include <algorithm>
+#include <cctype>
+#include <span>
+#include <vector>
+
+#include "rewriter/io/file_io.h"
+#include "rewriter/write/new_file.h"
+#include "tools/plot/layout_html.h"
+#include "tools/plot/layout_picture.h"
+#include "tools/report/memory_text.h"
+
+namespace pteshare::plot {
+namespace {
+
+/// MemoryText's lines with their column padding collapsed: the picture
+/// sets them in a proportional font.
+std::vector<std::string> MemoryLines(const ProgramView& view, const MemoryCost& cost) {
+  std::vector<std::string> lines(1);
+  for (char c : cli::MemoryText(view, cost, "")) {
+    if (c == '\n') {
+      lines.emplace_back();
+    } else if (c != ' ' || (!lines.back().empty() && lines.back().back() != ' ')) {
+      lines.back() += c;
+    }
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+}  // namespace
+
+Result<PictureFormat> PictureFormatOf(const std::string& output, bool html_flag) {
+  std::string extension = std::filesystem::path(output).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  PictureFormat format;
+  if (extension == ".svg") {
+    format = PictureFormat::kSvg;
+  } else if (extension == ".html" || extension == ".htm") {
+    format = PictureFormat::kHtml;
+  } else {
+    return Error{(extension.empty() ? std::string("no extension")
+                                    : "unknown extension '" + extension + "'") +
+                 ": the picture is written as .svg or .html, name the output so"};
+  }
+  if (html_flag && format != PictureFormat::kHtml) {
+    return Error{"--html asks for HTML but the name ends in " + extension +
+                 "; name the output .html (the extension decides)"};
+  }
+  return format;
+}
+
+PlotDocument RenderPlot(const PlotInput& input) {
+  const ProgramView& view = *input.view;
+  const VerifiedPlan* plan = input.plan;
+  // A plan that failed its verifier is still drawn: the picture is how one
+  // sees what went wrong. One that missed an arena limit has no "after"
+  // to draw; the input is drawn with the limit.
+  const bool has_after = plan != nullptr && plan->fits();
+  LayoutPicture picture = BuildLayoutPicture(
+      input.file, view, plan != nullptr ? &plan->planned : nullptr,
+      has_after ? PlanPanels::kBeforeAndAfter : PlanPanels::kBeforeOnly, input.method);
+  picture.plan_verified = plan == nullptr || plan->verified();
+  if (plan != nullptr && !has_after) picture.limit_misses = plan->planned.plan.limit_misses;
+  MarkArenaLimits(input.arena_limits, &picture);
+  PlotDocument document;
+  document.cost =
+      has_after ? ComputeMemoryCost(plan->planned.plan) : ComputeMemoryCost(ArenaSizes(view));
+  picture.memory_lines = MemoryLines(view, document.cost);
+  std::string svg = RenderLayoutSvg(picture, SvgLayoutOptions{}, &document.stats);
+  document.text = input.format == PictureFormat::kHtml
+                      ? WrapSvgInHtml("pteshare plot: " + picture.title, svg)
+                      : std::move(svg);
+  return document;
+}
+
+Status WritePicture(const std::filesystem::path& path, const std::string& text) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  NewFileSteps steps;
+  steps.fill = [&](int fd) { return WriteAt(fd, 0, bytes); };
+  steps.check = [&](int fd) -> Status {
+    std::vector<uint8_t> back(bytes.size());
+    Status read = ReadAt(fd, 0, back);
+    if (!read.ok()) return read;
+    Result<uint64_t> size = FileSize(fd);
+    if (!size.ok()) return size.error();
+    if (*size != bytes.size() || !std::equal(back.begin(), back.end(), bytes.begin())) {
+      return Error{"the picture read back differs from what was written"};
+    }
+    return Status::Ok();
+  };
+  return WriteNewFileWithMode(path, DefaultNewFileMode(), steps);
+}
+
+}  // namespace pteshare::plot
