@@ -30,7 +30,6 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from pteshare._errors import BadInputError, Error, IoError, MissingFileError, NoValidPlanError
@@ -90,14 +89,42 @@ ValueNames = Optional[Mapping[Union[str, Tuple[str, int]], str]]
 ArenaLimits = Optional[Mapping[int, int]]
 
 
-@dataclass(frozen=True)
-class RewriteResult:
-    """What ``rewrite`` did, whatever the program was given as."""
+class _Result:
+    """Plain fields, compared and shown by value (a dataclass without the
+    import cost: dataclasses imports inspect, half of this package's import
+    time)."""
 
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r:.80}" for f in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _set(self, **fields: object) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+
+class RewriteResult(_Result):
+    """What ``rewrite`` did, whatever the program was given as.
+
+    data: the rewritten program's bytes (given bytes, or ``return_data=True``),
+    else None. report: the same dict as ``pteshare rewrite --json`` prints."""
+
+    __slots__ = ("data", "report")
     data: Optional[bytes]
-    """The rewritten program's bytes: given bytes (or ``return_data=True``)."""
     report: Dict[str, Any]
-    """The same dict as ``pteshare rewrite --json`` prints."""
+
+    def __init__(self, data: Optional[bytes], report: Dict[str, Any]) -> None:
+        self._set(data=data, report=report)
 
     @property
     def changed(self) -> bool:
@@ -119,23 +146,32 @@ class RewriteResult:
         return int(total["separate_before"]) - int(total["one_set_after"])
 
 
-@dataclass(frozen=True)
-class PlotResult:
-    """The picture ``plot`` drew."""
+class PlotResult(_Result):
+    """The picture ``plot`` drew.
 
+    document: the SVG (or HTML page) itself. output: the file written, or
+    None. planned: whether shared buffers were chosen, so that "after" was
+    planned. fits: False when no plan fits ``arena_limits`` (the input is
+    drawn, the limits marked). verified: False when the plan failed its
+    verifier (drawn all the same)."""
+
+    __slots__ = ("document", "output", "format", "panels", "tensor_rectangles", "planned",
+                 "fits", "verified")
     document: str
-    """The SVG (or HTML page) itself."""
     output: Optional[str]
-    """The file written, or None when ``out`` was not given."""
     format: PictureFormat
     panels: int
     tensor_rectangles: int
     planned: bool
-    """Whether shared buffers were chosen, so that "after" was planned."""
     fits: bool
-    """False when no plan fits ``arena_limits``: the input is drawn, limits marked."""
     verified: bool
-    """False when the plan failed its verifier (drawn all the same)."""
+
+    def __init__(self, *, document: str, output: Optional[str], format: PictureFormat,
+                 panels: int, tensor_rectangles: int, planned: bool, fits: bool,
+                 verified: bool) -> None:
+        self._set(document=document, output=output, format=format, panels=panels,
+                  tensor_rectangles=tensor_rectangles, planned=planned, fits=fits,
+                  verified=verified)
 
 
 def _type_name(value: object) -> str:
