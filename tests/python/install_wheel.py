@@ -41,8 +41,11 @@ def main(build, env_dir):
     subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--no-deps",
                     "--disable-pip-version-check", "--quiet", str(wheel)], check=True)
     # Installed where the environment looks, typed, with the CLI's command.
+    # Found, not imported: a sanitizer build's extension loads only with its
+    # runtime preloaded, which python_module's environment has.
     where = subprocess.run([str(python), "-I", "-c",
-                            "import pteshare, pathlib; print(pathlib.Path(pteshare.__file__).parent)"],
+                            "import importlib.util, pathlib; "
+                            "print(pathlib.Path(importlib.util.find_spec('pteshare').origin).parent)"],
                            check=True, capture_output=True, text=True).stdout.strip()
     installed = pathlib.Path(where)
     assert installed.is_relative_to(env_dir), f"imported from {installed}, not {env_dir}"
