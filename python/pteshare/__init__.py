@@ -218,10 +218,10 @@ def _share_options(function: str, share: SharedNames, shared_buffer_fqns: Shared
             "names": names}
 
 
-def _plan_options(strategy: object, layout: object, alignment: int,
-                  arena_limits: ArenaLimits) -> Dict[str, Any]:
+def _plan_options(strategy: object, layout: object, alignment: int, arena_limits: ArenaLimits,
+                  own_loader: bool) -> Dict[str, Any]:
     return {"strategy": _word(strategy), "layout": _word(layout),
-            "alignment": alignment, "arena_limits": arena_limits}
+            "alignment": alignment, "arena_limits": arena_limits, "own_loader": own_loader}
 
 
 def inspect(program: Program) -> Dict[str, Any]:
@@ -235,7 +235,7 @@ def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: Sha
          share_auto: bool = False, names: ValueNames = None,
          strategy: Union[Strategy, StrategyName] = "best",
          layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
-         arena_limits: ArenaLimits = None) -> Dict[str, Any]:
+         arena_limits: ArenaLimits = None, own_loader: bool = False) -> Dict[str, Any]:
     """The verified plan that would share the buffers, as ``pteshare plan
     --json`` prints it; writes nothing.
 
@@ -246,12 +246,16 @@ def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: Sha
     layout: see ``Strategy`` and ``Layout``. alignment: of the shared slots
     (0: detected from the program). arena_limits: ``{memory_id: bytes}`` no
     method's arena may exceed (NoValidPlanError when no plan fits).
+    own_loader: with layout="arena", the application's loader binds every
+    arena itself, so a state arena ExecuTorch's
+    ``Module(share_memory_arenas=true)`` cannot share (arena 3 or higher, or
+    off the CPU) is accepted instead of refused.
 
     A plan that fails its verifier is returned with ``"verified": False``.
     """
     return _native.plan(_program(program, "plan"),
                         **_share_options("plan", share, shared_buffer_fqns, share_auto, names),
-                        **_plan_options(strategy, layout, alignment, arena_limits))
+                        **_plan_options(strategy, layout, alignment, arena_limits, own_loader))
 
 
 def verify(program: Program, *, share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
@@ -268,7 +272,8 @@ def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = 
             shared_buffer_fqns: SharedNames = None, share_auto: bool = False,
             names: ValueNames = None, strategy: Union[Strategy, StrategyName] = "best",
             layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
-            arena_limits: ArenaLimits = None, write_names: bool = False) -> RewriteResult:
+            arena_limits: ArenaLimits = None, own_loader: bool = False,
+            write_names: bool = False) -> RewriteResult:
     """Rewrites the program so that its methods share the buffers: the plan
     of ``plan()``, verified, patched into the allocation info; the weights
     are not copied in memory.
@@ -285,7 +290,7 @@ def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = 
     """
     source = _program(program, "rewrite")
     options = dict(_share_options("rewrite", share, shared_buffer_fqns, share_auto, names),
-                   **_plan_options(strategy, layout, alignment, arena_limits),
+                   **_plan_options(strategy, layout, alignment, arena_limits, own_loader),
                    write_names=write_names)
     if not isinstance(return_data, bool):
         raise TypeError(f"rewrite(): return_data: a bool, not {_type_name(return_data)}")
@@ -307,7 +312,7 @@ def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
          share_auto: bool = False, names: ValueNames = None,
          strategy: Union[Strategy, StrategyName] = "best",
          layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
-         arena_limits: ArenaLimits = None) -> PlotResult:
+         arena_limits: ArenaLimits = None, own_loader: bool = False) -> PlotResult:
     """The memory layout of every arena of every method as a picture, as
     ``pteshare plot`` draws it: instruction index across, arena offset up,
     one rectangle per planned tensor. With buffers to share (the keywords of
@@ -325,7 +330,7 @@ def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
     document, facts = _native.plot(
         _program(program, "plot"), out=out, method=method, format=format,
         **_share_options("plot", share, shared_buffer_fqns, share_auto, names),
-        **_plan_options(strategy, layout, alignment, arena_limits))
+        **_plan_options(strategy, layout, alignment, arena_limits, own_loader))
     return PlotResult(document=document, output=None if out is None else os.fspath(out),
                       format="html" if facts["html"] else "svg", panels=facts["panels"],
                       tensor_rectangles=facts["tensor_rectangles"], planned=facts["planned"],

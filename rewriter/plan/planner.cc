@@ -63,14 +63,24 @@ std::vector<std::string> StateArenaWarnings(const std::vector<FrontRegion>& fron
 // One warning per kind and per set of methods, not one per buffer: a
 // 32-layer model has 64 caches that all say the same thing. The arena
 // warning is about where the buffers stay (Layout::kFront).
-std::vector<std::string> Warnings(const SharedBufferSet& shared, Layout layout) {
+std::vector<std::string> Warnings(const ProgramView& view, const SharedBufferSet& shared,
+                                  Layout layout) {
   std::map<std::vector<std::string>, std::vector<std::string>> recopied;  // methods -> buffers
   std::map<uint32_t, std::vector<std::string>> high_arena;                // arena -> buffers
+  std::map<uint32_t, std::vector<std::string>> device_arena;              // arena -> buffers
+  std::map<uint32_t, std::string> device_of;                              // arena -> "CUDA:0"
   for (const SharedBuffer& b : shared.buffers) {
     if (loader::StateRecopiedOnLoad(b.methods_with_initial_state.size()))
       recopied[b.methods_with_initial_state].push_back(b.name);
-    if (loader::ModuleLeavesArenaUnshared(b.memory_id) && layout == Layout::kFront) {
-      high_arena[b.memory_id].push_back(b.name);
+    if (layout != Layout::kFront) continue;
+    if (loader::ModuleLeavesArenaUnshared(b.memory_id)) high_arena[b.memory_id].push_back(b.name);
+    for (const MethodView& method : view.methods) {
+      const Arena* arena = b.value_in_method[method.index] ? method.arena(b.memory_id) : nullptr;
+      if (arena != nullptr && arena->device != DeviceType::kCpu) {
+        device_arena[b.memory_id].push_back(b.name);
+        device_of[b.memory_id] = DeviceText(arena->device, arena->device_index);
+        break;
+      }
     }
   }
   std::vector<std::string> warnings;
@@ -87,6 +97,14 @@ std::vector<std::string> Warnings(const SharedBufferSet& shared, Layout layout) 
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
                        ") have an initial state in methods " + JoinNames(methods) + ": " +
                        loader::kStateRecopiedOnLoad);
+  }
+  for (const auto& [memory_id, names] : device_arena) {
+    warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
+                       ") are in arena " + std::to_string(memory_id) + " on " +
+                       device_of[memory_id] +
+                       ": ExecuTorch's Module(share_memory_arenas=true) refuses methods with "
+                       "arenas off the CPU; bind this arena to the same memory in every method "
+                       "yourself");
   }
   for (const auto& [memory_id, names] : high_arena) {
     warnings.push_back(std::to_string(names.size()) + " shared buffer(s) (" + FewNames(names) +
@@ -330,8 +348,15 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
   } else {
     plan.fronts = LayOutFrontRegions(input.shared, plan.alignment);
   }
-  plan.warnings = Warnings(input.shared, options.layout);
-  for (std::string& w : StateArenaWarnings(plan.fronts)) plan.warnings.push_back(std::move(w));
+  plan.warnings = Warnings(view, input.shared, options.layout);
+  std::vector<std::string> module_cannot = StateArenaWarnings(plan.fronts);
+  if (!module_cannot.empty() && !options.own_loader) {
+    // Written, the file would run wrong under Module (each method its own
+    // state) with nothing but a warning printed beside it: refuse instead.
+    return Error{"--layout arena: " + module_cannot.front() +
+                 "; give --own-loader if your loader does that, or use --layout front"};
+  }
+  for (std::string& w : module_cannot) plan.warnings.push_back(std::move(w));
   // Relocate keeps every overlap only for tensors at aligned offsets: an
   // arena that will hold a front and has a tensor off the alignment is an
   // input pteshare cannot move safely (the exporter never writes one).

@@ -35,6 +35,11 @@ struct PlanOptions {
   /// Where the shared buffers go: the front of their arenas, or an arena
   /// of their own per device (state_arena.h).
   Layout layout = Layout::kFront;
+  /// The application's loader binds every arena itself. Without it, a
+  /// state arena that ExecuTorch's Module(share_memory_arenas=true) cannot
+  /// share (memory_id above 2, or off the CPU) is refused, not written with
+  /// a warning: Module would give each method its own copy of the state.
+  bool own_loader = false;
 };
 
 /// Everything the plan was made from, kept for the verifier and reports.

@@ -42,6 +42,13 @@ bool HoldsOnlyState(const MethodView& method, const SharedBufferSet& shared,
 
 }  // namespace
 
+bool PlansNothing(const MethodView& method) {
+  return std::all_of(method.arenas.begin(), method.arenas.end(),
+                     [](const Arena& a) { return a.size == 0; }) &&
+         std::none_of(method.tensors.begin(), method.tensors.end(),
+                      [](const TensorValue& t) { return t.planned && t.nbytes > 0; });
+}
+
 Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
                                                    const SharedBufferSet& shared,
                                                    uint64_t alignment) {
@@ -105,6 +112,10 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
 
 size_t ArenaCountAfter(const MethodView& method, const std::vector<FrontRegion>& fronts) {
   size_t count = method.arenas.size();
+  // A method that plans nothing (the exporter's constant methods:
+  // get_max_seq_len and the like) needs no memory to share and keeps the
+  // arenas it has: a device table it lacks is not forced on it.
+  if (PlansNothing(method)) return count;
   for (const FrontRegion& f : fronts) {
     if (f.state_arena) count = std::max<size_t>(count, f.memory_id);
   }

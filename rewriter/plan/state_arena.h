@@ -35,8 +35,13 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
                                                    const SharedBufferSet& shared,
                                                    uint64_t alignment);
 
+/// A method whose arenas are all empty and that has no planned bytes (the
+/// exporter's constant methods).
+bool PlansNothing(const MethodView& method);
+
 /// The arena count every method has after a plan with these fronts: its
-/// own, or up to the highest state arena.
+/// own, or up to the highest state arena; a method that plans nothing
+/// keeps its own.
 size_t ArenaCountAfter(const MethodView& method, const std::vector<FrontRegion>& fronts);
 
 }  // namespace pteshare

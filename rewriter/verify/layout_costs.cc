@@ -38,6 +38,9 @@ std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareReque
     PlanOptions other = options;
     other.layout = layout;
     other.compare_strategies = false;  // only the sizes of the chosen strategy
+    // What the layout costs, whoever loads it: a state arena Module cannot
+    // share is refused only when it is the layout asked for (planner.h).
+    other.own_loader = true;
     Result<PlanResult> input = MakePlan(view, request, other);
     if (!input.ok()) {
       LayoutCost cost;

@@ -75,8 +75,14 @@ class Checker {
 
   // The arena count a method must have after the plan: its own, or with
   // Layout::kArena up to the highest state arena.
+  // A method with no planned byte keeps its arenas (a constant method);
+  // every other reaches the state arenas' memory ids.
   size_t ArenasAfter(const MethodView& in) const {
     size_t count = in.arenas.size();
+    bool planned_bytes = false;
+    for (const Arena& a : in.arenas) planned_bytes |= a.size > 0;
+    for (const TensorValue& t : in.tensors) planned_bytes |= t.planned && t.nbytes > 0;
+    if (!planned_bytes) return count;
     for (const FrontRegion& f : plan_.fronts) {
       if (f.state_arena) count = std::max<size_t>(count, f.memory_id);
     }

@@ -94,6 +94,14 @@ std::vector<OptionRow> MakeTable() {
        .help = "Arena ID may take at most BYTES in every method (repeatable); if no plan "
                "fits, exit 1 saying by how much it misses",
        .set = [](OptionSettings& s, OptionValue v) { s.plan.arena_limits = Take<Limits>(v); }},
+      {.group = OptionGroup::kPlan,
+       .kind = ValueKind::kSwitch,
+       .flag = "--own-loader",
+       .keyword = "own_loader",
+       .help = "With --layout arena: the application's loader binds every arena itself, so a "
+               "state arena ExecuTorch's Module(share_memory_arenas=true) cannot share (arena 3 "
+               "or higher, or off the CPU) is written (with a warning) instead of refused",
+       .set = [](OptionSettings& s, OptionValue v) { s.plan.own_loader = Take<bool>(v); }},
   };
 }
 

@@ -27,6 +27,7 @@ constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these program
 Plan ArenaPlan(const ProgramView& view, std::vector<std::string> names) {
   PlanOptions options = WithStrategy(Strategy::kRelocate, 16);
   options.layout = Layout::kArena;
+  options.own_loader = true;  // the layout's mechanics, not Module's limits
   ShareRequest request;
   request.names = std::move(names);
   return test_support::PlanVerified(view, request, options).plan;

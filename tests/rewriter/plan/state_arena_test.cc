@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rewriter/patch/arena_vectors.h"
 #include "rewriter/patch/byte_ownership.h"
 #include "rewriter/patch/patched_bytes.h"
@@ -31,6 +33,7 @@ constexpr uint32_t kCuda = 2;  // memory_id of the device arena in these tests
 PlanOptions ArenaOptions(Strategy strategy = Strategy::kRelocate) {
   PlanOptions options = WithStrategy(strategy, 16);
   options.layout = Layout::kArena;
+  options.own_loader = true;  // the layout's mechanics, not Module's limits
   return options;
 }
 
@@ -152,6 +155,91 @@ TEST(StateArena, MethodsWithFewerArenasGetEmptyOnesBeforeTheStateArena) {
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(out->view.methods[1].arenas.size(), 3u);
   EXPECT_EQ(out->view.methods[1].tensor(0)->placement, (Placement{3, 0, 64}));
+}
+
+TEST(StateArena, AMethodThatPlansNothingGetsNoArena) {
+  // The exporter's constant methods (get_max_seq_len, ...) plan nothing and
+  // store no device table: a device state arena must not be forced on them.
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"decode", {{32, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"get_max_seq_len", {}},
+  });
+  ASSERT_NE(p, nullptr);
+  const size_t arenas = p->view.methods[2].arenas.size();
+  PlanResult input = PlanOk(p->view, ShareNames({"k"}));
+  EXPECT_EQ(input.plan.fronts[0].memory_id, 3u);
+  EXPECT_EQ(input.plan.methods[2].arena_sizes_after, std::vector<uint64_t>(arenas, 0));
+  Result<PatchSet> patch = MakePatchSet(p->bytes, p->view, input.plan);
+  ASSERT_TRUE(patch.ok()) << patch.error().message;
+  auto out = Load(ApplyPatchInMemory(p->bytes, *patch).value());
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->view.methods[0].arenas.size(), 3u);
+  EXPECT_EQ(out->view.methods[1].arenas.size(), 3u);
+  EXPECT_EQ(out->view.methods[2].arenas.size(), arenas);
+}
+
+// ExecuTorch's Module(share_memory_arenas=true) shares memory ids 1 and 2
+// and only on the CPU: a state arena outside that would be a copy per
+// method under Module, so --layout arena refuses it unless the loader is
+// the application's own (PlanOptions::own_loader).
+TEST(StateArena, AStateArenaModuleCannotShareIsRefusedWithoutOwnLoader) {
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  struct Case {
+    const char* label;
+    std::vector<FixedMethod> methods;
+    const char* reason;
+  };
+  const std::vector<Case> cases = {
+      {"cpu, two arenas: the state arena is 3",
+       {{"prefill", {{64, 1, 0, "k", true}, {64, 1, 64}, {64, 2, 0}}},
+        {"decode", {{64, 1, 0, "k", true}, {32, 1, 64}, {32, 2, 0}}}},
+       "shares only arenas 1 and 2 and gives arena 3 a buffer per method"},
+      {"cuda",
+       {{"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+        {"decode", {{32, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}}},
+       "is on CUDA:0: ExecuTorch's Module(share_memory_arenas=true) refuses methods with arenas "
+       "off the CPU"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.label);
+    auto p = Load(c.methods);
+    ASSERT_NE(p, nullptr);
+    PlanOptions options = ArenaOptions();
+    options.own_loader = false;
+    Result<PlanResult> refused = MakePlan(p->view, ShareNames({"k"}), options);
+    ASSERT_FALSE(refused.ok());
+    const std::string& message = refused.error().message;
+    EXPECT_EQ(message.rfind("--layout arena: the state arena ", 0), 0u) << message;
+    EXPECT_NE(message.find(c.reason), std::string::npos) << message;
+    EXPECT_NE(message.find("give --own-loader if your loader does that"), std::string::npos)
+        << message;
+    EXPECT_EQ(refused.error().kind, ErrorKind::kBadInput);
+    // Accepted, it is planned and says the same as a warning.
+    options.own_loader = true;
+    PlanResult accepted = PlanOk(p->view, ShareNames({"k"}), options);
+    EXPECT_EQ(std::count_if(accepted.plan.warnings.begin(), accepted.plan.warnings.end(),
+                            [&](const std::string& w) { return w.find(c.reason) != w.npos; }),
+              1);
+  }
+}
+
+TEST(StateArena, AFrontOnADeviceArenaWarnsThatModuleCannotShareIt) {
+  synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
+  auto p = Load(std::vector<FixedMethod>{
+      {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"decode", {{32, 1, 0}, {16, kCuda, 0}, {64, kCuda, 16, "k", true}}, {}, {cuda}},
+  });
+  ASSERT_NE(p, nullptr);
+  PlanOptions options = WithStrategy(Strategy::kRelocate, 16);
+  PlanResult front = PlanOk(p->view, ShareNames({"k"}), options);
+  const std::vector<std::string>& warnings = front.plan.warnings;
+  EXPECT_NE(std::find(warnings.begin(), warnings.end(),
+                      "1 shared buffer(s) (k) are in arena 2 on CUDA:0: ExecuTorch's "
+                      "Module(share_memory_arenas=true) refuses methods with arenas off the CPU; "
+                      "bind this arena to the same memory in every method yourself"),
+            warnings.end());
 }
 
 TEST(StateArena, AMethodWithoutDeviceTableCannotGetADeviceArena) {

@@ -21,6 +21,7 @@ using test_support::ShareNames;
 PlanResult PlanKV(const ProgramView& view, Layout layout) {
   PlanOptions options = WithStrategy(Strategy::kRelocate, 16);
   options.layout = layout;
+  options.own_loader = true;  // the layout's mechanics, not Module's limits
   return test_support::PlanVerified(view, ShareNames({"k", "v"}), options);
 }
 
@@ -96,6 +97,7 @@ TEST(StateArenaChecks, AStateArenaIsOnTheDeviceOfEveryArenaItsBuffersLeave) {
   ASSERT_TRUE(p);
   PlanOptions options = WithStrategy(Strategy::kRelocate, 16);
   options.layout = Layout::kArena;
+  options.own_loader = true;  // the layout's mechanics, not Module's limits
   Plan plan = test_support::PlanVerified(p->view, ShareNames({"k"}), options).plan;
   ASSERT_EQ(plan.fronts.size(), 1u);
   EXPECT_EQ(plan.fronts[0].memory_id, 3u);

@@ -38,7 +38,8 @@ TEST(LayoutCommand, PlanShowsTheStateArenaAndWhatBothLayoutsCost) {
   TempDir dir;
   for (const LlmCase& c : Cases()) {
     const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", c.synth_args);
-    CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "arena"});
+    CommandOutput out =
+        RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "arena", "--own-loader"});
     ASSERT_EQ(out.exit_status, 0) << c.label << ": " << out.err;
     const std::string state = "state arena " + std::to_string(c.state_arena) + " " + c.device +
                               " (new): [0, 131,072) bytes, 4 shared buffers";
@@ -70,8 +71,8 @@ TEST(LayoutCommand, PlanOf32LayersOnADeviceGivesBothLayoutsMemory) {
 TEST(LayoutCommand, PlanJsonNamesTheLayoutAndCostsBoth) {
   TempDir dir;
   const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", {"--device-arena"});
-  CommandOutput out =
-      RunTool("pteshare", {"plan", file, "--share-auto", "--layout", "arena", "--json"});
+  CommandOutput out = RunTool(
+      "pteshare", {"plan", file, "--share-auto", "--layout", "arena", "--own-loader", "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Contains(out.out, "\"layout\": \"arena\"")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"state_arena\": true"));
@@ -87,8 +88,8 @@ TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
     const std::string file = test_support::SynthLlm(dir.path(), "llm.pte", c.synth_args);
     const std::string out_file = (dir.path() / "out.pte").string();
     std::filesystem::remove(out_file);
-    CommandOutput out =
-        RunTool("pteshare", {"rewrite", file, "--share-auto", "--layout", "arena", "-o", out_file});
+    CommandOutput out = RunTool("pteshare", {"rewrite", file, "--share-auto", "--layout", "arena",
+                                             "--own-loader", "-o", out_file});
     ASSERT_EQ(out.exit_status, 0) << c.label << ": " << out.err;
     EXPECT_TRUE(Contains(out.out, "4 shared buffers in their own arena")) << out.out;
 
@@ -108,8 +109,8 @@ TEST(LayoutCommand, RewriteGivesAStateArenaThatEveryCheckerAccepts) {
     // I7: the same rewrite of its own output changes nothing.
     const std::string again = (dir.path() / "again.pte").string();
     std::filesystem::remove(again);
-    CommandOutput second = RunTool(
-        "pteshare", {"rewrite", out_file, "--share-auto", "--layout", "arena", "-o", again});
+    CommandOutput second = RunTool("pteshare", {"rewrite", out_file, "--share-auto", "--layout",
+                                                "arena", "--own-loader", "-o", again});
     ASSERT_EQ(second.exit_status, 0) << second.err;
     EXPECT_TRUE(Contains(second.out, "already planned, no change")) << second.out;
     EXPECT_EQ(test_support::ReadFileBytes(again), test_support::ReadFileBytes(out_file)) << c.label;
