@@ -23,6 +23,7 @@
 #include "tools/synth/operators.h"
 #include "tools/synth/program_builder.h"
 #include "tools/synth/spec_helpers.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare::test_support {
 
@@ -93,6 +94,29 @@ inline ReadProgram Read(const std::vector<uint8_t>& bytes) {
   Result<ProgramView> view = ReadProgramView(*program, *layout);
   EXPECT_TRUE(view.ok()) << view.error().message;
   return {*layout, view.ok() ? std::move(view).value() : ProgramView{}};
+}
+
+/// An exporter-like LLM (named caches, the exporter's segment alignment of
+/// 128) whose padding is smaller than what sharing its caches with
+/// share_auto appends, so the segments must move: the fewest layers from 2
+/// up that give one. Searched, not fixed: how much padding a layer count
+/// leaves depends on the flatbuffer's size modulo 128, which any change to
+/// the synthesizer shifts.
+inline std::vector<uint8_t> LlmThatOutgrowsItsPadding() {
+  for (int32_t layers = 2; layers <= 32; ++layers) {
+    Result<b::ProgramSpec> spec = b::SynthesizeLlm({.layers = layers, .named = true});
+    if (!spec.ok()) break;
+    std::vector<uint8_t> bytes = Build(*spec);
+    const ReadProgram program = Read(bytes);
+    ShareRequest request;
+    request.share_auto = true;
+    Result<PlanResult> plan = MakePlan(program.view, request, PlanOptions{});
+    if (!plan.ok()) break;
+    Result<PatchSet> patch = MakePatchSet(bytes, program.view, plan->plan);
+    if (patch.ok() && patch->segments_move()) return bytes;
+  }
+  ADD_FAILURE() << "no synthesized LLM of 2 to 32 layers outgrows its padding";
+  return {};
 }
 
 inline Plan PlanSharing(const ProgramView& view, std::vector<std::string> names = {kCacheName}) {

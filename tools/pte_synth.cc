@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
   llm_cmd->add_option("--vocab", llm.vocab, "Vocabulary size")->capture_default_str();
   llm_cmd->add_flag("--device-arena", llm.device_arena,
                     "Plan caches (and attention scratch) into arena 2, on CUDA");
+  bool no_const_methods = false;
+  llm_cmd->add_flag("--no-const-methods", no_const_methods,
+                    "Leave out the constant metadata methods LLM exporters emit after the model's "
+                    "(get_max_seq_len, get_vocab_size, use_kv_cache, ...: no instruction, nothing "
+                    "planned); they are written by default");
   llm_cmd->add_flag("--legacy-shared", llm.legacy_shared,
                     "Old exporter sharing: all caches in an extra arena 2 at identical offsets");
   // Unnamed by default, as the exporter writes state unless asked to emit
@@ -140,6 +145,7 @@ int main(int argc, char** argv) {
   }
   if (llm_cmd->parsed()) {
     llm.named = named;
+    llm.const_methods = !no_const_methods;
     return Write(pteshare::synth::SynthesizeLlm(llm), build, out);
   }
   auto parsed_size = ParseSize(size);

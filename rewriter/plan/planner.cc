@@ -226,7 +226,9 @@ std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetime
   // A new state arena holds its front; the empty arenas before it nothing.
   bounds.resize(ArenaCountAfter(method, fronts), 0);
   for (const FrontRegion& f : fronts) {
-    if (f.state_arena && f.memory_id > method.arenas.size()) bounds[f.memory_id - 1] = f.size;
+    if (f.state_arena && f.memory_id > method.arenas.size() && f.memory_id <= bounds.size()) {
+      bounds[f.memory_id - 1] = f.size;
+    }
   }
   return bounds;
 }

@@ -132,7 +132,9 @@ MethodPlan RelocateMethod(const MethodView& method, const SharedBufferSet& share
   // empty arenas before it (to reach the common memory_id) take nothing.
   plan.arena_sizes_after.resize(count_after, 0);
   for (const FrontRegion& front : fronts) {
-    if (front.state_arena && front.memory_id > method.arenas.size()) {
+    // (Not in a method that plans nothing: it keeps its arenas.)
+    if (front.state_arena && front.memory_id > method.arenas.size() &&
+        front.memory_id <= count_after) {
       plan.arena_sizes_after[front.memory_id - 1] = front.size;
     }
   }

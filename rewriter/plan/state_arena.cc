@@ -100,7 +100,7 @@ Result<std::vector<FrontRegion>> LayOutStateArenas(const ProgramView& view,
     const bool already =
         sources.size() == 1 &&
         std::all_of(view.methods.begin(), view.methods.end(), [&](const MethodView& method) {
-          return HoldsOnlyState(method, shared, buffers, only);
+          return PlansNothing(method) || HoldsOnlyState(method, shared, buffers, only);
         });
     region.memory_id = already ? only : next_id++;
     regions.push_back(std::move(region));

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "rewriter/plan/state_arena.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/output.h"
 
@@ -152,7 +153,15 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
                   Grouped(s.nbytes).c_str());
     }
   }
+  // Methods that plan nothing (the exporter's constant methods) in one
+  // line: a block each would say eight times that nothing changes.
+  std::string constant_methods;
   for (const MethodPlan& m : plan.methods) {
+    if (!PlansNothing(view.methods[m.method_index])) continue;
+    constant_methods += (constant_methods.empty() ? "" : ", ") + m.name;
+  }
+  for (const MethodPlan& m : plan.methods) {
+    if (PlansNothing(view.methods[m.method_index])) continue;
     std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
                 m.moves.size());
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
@@ -184,6 +193,9 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
                     b.private_state ? " (private state, a slot of its own)" : "");
       }
     }
+  }
+  if (!constant_methods.empty()) {
+    std::printf("\n  methods that plan nothing (unchanged): %s\n", constant_methods.c_str());
   }
   std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts).c_str());
   if (!verified.layouts.empty()) std::printf("\n%s", LayoutCostText(view, verified, "  ").c_str());

@@ -32,7 +32,12 @@ class MethodWriter {
     for (const Instruction& instruction : method_.instructions) {
       instructions.push_back(WriteInstruction(instruction));
     }
-    auto chain = fb::CreateChainDirect(fbb_, &method_.inputs, &method_.outputs, &instructions);
+    // A method without instructions is a constant getter: the exporter's
+    // one chain then lists no inputs and no outputs.
+    const std::vector<int32_t> none;
+    const bool getter = method_.instructions.empty();
+    auto chain = fb::CreateChainDirect(fbb_, getter ? &none : &method_.inputs,
+                                       getter ? &none : &method_.outputs, &instructions);
     std::vector<Offset<fb::Chain>> chains{chain};
 
     std::vector<Offset<fb::Operator>> operators;
@@ -47,7 +52,7 @@ class MethodWriter {
                                                        device.device, device.device_index));
     }
     // The exporter writes serialized pytree specs here; loaders ignore them.
-    auto container = fb::CreateContainerMetadataDirect(fbb_, "", "");
+    auto container = fb::CreateContainerMetadataDirect(fbb_, "", method_.encoded_out_spec.c_str());
     return fb::CreateExecutionPlanDirect(fbb_, method_.name.c_str(), container, &values,
                                          &method_.inputs, &method_.outputs, &chains, &operators,
                                          &delegates, &placements_.non_const_buffer_sizes,

@@ -204,6 +204,9 @@ struct MethodSpec {
   /// Overrides the derived non_const_buffer_sizes (entry 0 included), for
   /// tests that need a wrong or oversized arena.
   std::optional<std::vector<int64_t>> non_const_buffer_sizes{};
+  /// ContainerMetadata.encoded_out_str, the outputs' pytree spec ("$": one
+  /// leaf). Loaders ignore it; the exporter writes it.
+  std::string encoded_out_spec{};
 
   /// Appends a value and returns its index.
   ValueIndex Add(Value value);

@@ -199,6 +199,30 @@ class LlmMethodBuilder {
   ValueIndex start_pos_ = 0, heads_ = 0, last_dim_ = 0, no_half_to_float_ = 0, norm_eps_ = 0;
 };
 
+/// The metadata methods, in the order export_llama_lib builds its dict
+/// (the emitter keeps that order, after the sorted graph methods): each a
+/// value per leaf, outputs listing them, no instruction, nothing planned.
+std::vector<MethodSpec> ConstMethods(const LlmConfig& config) {
+  auto getter = [](std::string name, Value value, std::string spec) {
+    MethodSpec method;
+    method.name = std::move(name);
+    method.outputs = {method.Add(std::move(value))};
+    method.encoded_out_spec = std::move(spec);
+    method.non_const_buffer_sizes = std::vector<int64_t>{0};  // no planned buffer
+    return method;
+  };
+  std::vector<MethodSpec> methods;
+  methods.push_back(getter("get_bos_id", Int{1}, "$"));
+  methods.push_back(getter("get_eos_ids", Int{2}, "L1#1($)"));  // a list of one id
+  methods.push_back(getter("get_max_seq_len", Int{config.max_seq}, "$"));
+  methods.push_back(getter("get_n_layers", Int{config.layers}, "$"));
+  methods.push_back(getter("get_vocab_size", Int{config.vocab}, "$"));
+  methods.push_back(getter("use_kv_cache", Bool{true}, "$"));
+  methods.push_back(getter("use_sdpa_with_kv_cache", Bool{false}, "$"));
+  methods.push_back(getter("enable_dynamic_shape", Bool{false}, "$"));
+  return methods;
+}
+
 Status CheckConfig(const LlmConfig& config) {
   auto at_least = [](const char* what, int64_t value, int64_t minimum) -> Status {
     if (value >= minimum) return Status::Ok();
@@ -253,6 +277,9 @@ Result<ProgramSpec> SynthesizeLlm(const LlmConfig& config) {
   LlmMethodBuilder builder(config, weights, legacy_offsets);
   spec.methods.push_back(builder.Build("prefill", prefill_len));
   spec.methods.push_back(builder.Build("decode", 1));
+  if (config.const_methods) {
+    for (MethodSpec& getter : ConstMethods(config)) spec.methods.push_back(std::move(getter));
+  }
   return spec;
 }
 

@@ -16,6 +16,7 @@
 //   x1        = x + linear(attn, Wo)
 //   x2        = x1 + linear(h * h, W2), h = linear(rms_norm(x1), W1) (ffn = 4 dim)
 // then logits = linear(rms_norm(x), W_embedding). Operators: operators.h.
+// With const_methods (the default), the exporter's metadata methods follow.
 //
 // The exporter-like planner plans each method on its own, and prefill's
 // activations (scores [heads, T, max_seq], the ffn hidden [T, 4 dim]) outgrow
@@ -48,6 +49,11 @@ struct LlmConfig {
   /// Write fully_qualified_name on the caches (the exporter does only when
   /// asked to emit mutable buffer names).
   bool named = false;
+  /// After prefill and decode, the constant metadata methods LLM exporters
+  /// emit (ExportedLlamaMetadata: get_max_seq_len, get_vocab_size,
+  /// use_kv_cache, ...): each returns its value, runs no instruction and
+  /// plans nothing (non_const_buffer_sizes [0]). docs/exporter-facts.md.
+  bool const_methods = true;
   uint64_t seed = 0;
 };
 

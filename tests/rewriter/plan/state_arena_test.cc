@@ -162,8 +162,8 @@ TEST(StateArena, AMethodThatPlansNothingGetsNoArena) {
   // store no device table: a device state arena must not be forced on them.
   synth::ArenaDevice cuda{kCuda, fb::DeviceType::CUDA, 0};
   auto p = Load(std::vector<FixedMethod>{
-      {"prefill", {{64, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
-      {"decode", {{32, 1, 0}, {64, kCuda, 0, "k", true}}, {}, {cuda}},
+      {"prefill", {{64, 1, 0}, {64, kCuda, 0}, {64, kCuda, 64, "k", true}}, {}, {cuda}},
+      {"decode", {{32, 1, 0}, {64, kCuda, 0, "k", true}, {32, kCuda, 64}}, {}, {cuda}},
       {"get_max_seq_len", {}},
   });
   ASSERT_NE(p, nullptr);

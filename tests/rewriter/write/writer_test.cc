@@ -226,9 +226,7 @@ TEST(Writer, CrashAtEveryStepOfAnInPlaceRewriteIsRecovered) {
 // default) whose padding is smaller than the bytes a rewrite appends, even
 // after table reuse: the segments must move.
 std::vector<uint8_t> ExporterLikeProgramThatOutgrowsItsPadding() {
-  Result<b::ProgramSpec> spec = b::SynthesizeLlm({.layers = 9, .named = true});
-  EXPECT_TRUE(spec.ok()) << spec.error().message;
-  return spec.ok() ? Build(*spec) : std::vector<uint8_t>{};
+  return LlmThatOutgrowsItsPadding();
 }
 
 Result<PatchSet> SharingPatch(const std::vector<uint8_t>& input) {

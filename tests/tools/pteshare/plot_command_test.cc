@@ -196,7 +196,10 @@ TEST(PlotCommand, UnknownMethodIsExitTwoWithOneLine) {
       RunTool("pteshare", {"plot", file, "--method", "train", "-o", (dir / "x.svg").string()});
   EXPECT_EQ(out.exit_status, 2);
   EXPECT_EQ(out.err,
-            "pteshare: " + file + ": no method 'train' (the program has: prefill, decode)\n");
+            "pteshare: " + file +
+                ": no method 'train' (the program has: prefill, decode, get_bos_id, get_eos_ids, "
+                "get_max_seq_len, get_n_layers, get_vocab_size, use_kv_cache, "
+                "use_sdpa_with_kv_cache, enable_dynamic_shape)\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "x.svg"));
 }
 

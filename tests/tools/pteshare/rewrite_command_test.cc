@@ -377,6 +377,7 @@ TEST(RewriteCommand, WriteNamesStoresThePairedNamesSoCheckersFindThemByName) {
   Result<OpenedProgram> opened = OpenProgram(out);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   for (const MethodView& m : opened->view.methods) {
+    if (m.tensors.empty()) continue;  // the constant metadata methods
     size_t named = 0;
     for (const TensorValue& t : m.tensors) named += t.name.rfind("paired_state.", 0) == 0 ? 1 : 0;
     EXPECT_EQ(named, 4u) << m.name;

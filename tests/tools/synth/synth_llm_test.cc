@@ -78,7 +78,7 @@ TEST(SynthLlm, DefaultProgramLeavesItsCachesUnnamedAsTheExporterDoes) {
 TEST(SynthLlm, NamedProgramHasPrefillAndDecodeSharingNamedCaches) {
   std::vector<uint8_t> bytes = BuildLlm(Named());
   const fb::Program& program = Read(bytes);
-  ASSERT_EQ(program.execution_plan()->size(), 2u);
+  ASSERT_EQ(program.execution_plan()->size(), 10u);  // and the 8 constant methods
   EXPECT_EQ(program.execution_plan()->Get(0)->name()->str(), "prefill");
   EXPECT_EQ(program.execution_plan()->Get(1)->name()->str(), "decode");
   std::map<std::string, Slot> prefill = NamedSlots(program, 0), decode = NamedSlots(program, 1);
@@ -93,6 +93,56 @@ TEST(SynthLlm, NamedProgramHasPrefillAndDecodeSharingNamedCaches) {
   EXPECT_EQ(program.mutable_data_segments()->Get(0)->offsets()->size(), 2u);
 }
 
+// As LLM exporters emit them (docs/exporter-facts.md, 4): after the model's
+// methods, one per metadata entry, its value the only one and the output,
+// one chain with no inputs, outputs or instructions, no operator, and
+// non_const_buffer_sizes [0]: nothing planned, no device table.
+TEST(SynthLlm, ConstantMethodsAreTheExportersMetadataGetters) {
+  LlmConfig config;
+  config.layers = 3;
+  config.max_seq = 64;
+  config.vocab = 100;
+  std::vector<uint8_t> bytes = BuildLlm(config);
+  const fb::Program& program = Read(bytes);
+  const std::vector<std::pair<std::string, int64_t>> expected = {{"get_bos_id", 1},
+                                                                 {"get_eos_ids", 2},
+                                                                 {"get_max_seq_len", 64},
+                                                                 {"get_n_layers", 3},
+                                                                 {"get_vocab_size", 100},
+                                                                 {"use_kv_cache", 1},
+                                                                 {"use_sdpa_with_kv_cache", 0},
+                                                                 {"enable_dynamic_shape", 0}};
+  ASSERT_EQ(program.execution_plan()->size(), 2 + expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const fb::ExecutionPlan* plan = program.execution_plan()->Get(2 + i);
+    SCOPED_TRACE(expected[i].first);
+    EXPECT_EQ(plan->name()->str(), expected[i].first);
+    ASSERT_EQ(plan->values()->size(), 1u);
+    const fb::EValue* value = plan->values()->Get(0);
+    if (value->val_type() == fb::KernelTypes::Int) {
+      EXPECT_EQ(value->val_as_Int()->int_val(), expected[i].second);
+    } else {
+      ASSERT_EQ(value->val_type(), fb::KernelTypes::Bool);
+      EXPECT_EQ(value->val_as_Bool()->bool_val(), expected[i].second != 0);
+    }
+    EXPECT_EQ(plan->inputs()->size(), 0u);
+    ASSERT_EQ(plan->outputs()->size(), 1u);
+    EXPECT_EQ(plan->outputs()->Get(0), 0);
+    ASSERT_EQ(plan->chains()->size(), 1u);
+    EXPECT_EQ(plan->chains()->Get(0)->instructions()->size(), 0u);
+    EXPECT_EQ(plan->chains()->Get(0)->outputs()->size(), 0u);
+    EXPECT_EQ(plan->operators()->size(), 0u);
+    ASSERT_EQ(plan->non_const_buffer_sizes()->size(), 1u);
+    EXPECT_EQ(plan->non_const_buffer_sizes()->Get(0), 0);
+    EXPECT_EQ(plan->non_const_buffer_device(), nullptr);
+    EXPECT_EQ(plan->container_meta_type()->encoded_out_str()->str(),
+              expected[i].first == "get_eos_ids" ? "L1#1($)" : "$");
+  }
+  config.const_methods = false;
+  const std::vector<uint8_t> without = BuildLlm(config);
+  EXPECT_EQ(Read(without).execution_plan()->size(), 2u);
+}
+
 TEST(SynthLlm, ExporterPlanPutsCachesAtDifferentOffsetsInPrefillAndDecode) {
   std::vector<uint8_t> bytes = BuildLlm(Named());
   const fb::Program& program = Read(bytes);
@@ -104,7 +154,7 @@ TEST(SynthLlm, UpdateResultAndStaticViewShareTheCachePlacementAndSize) {
   ASSERT_TRUE(spec.ok());
   Result<BuiltPte> built = BuildPte(*spec);
   ASSERT_TRUE(built.ok());
-  for (size_t m = 0; m < spec->methods.size(); ++m) {
+  for (size_t m = 0; m < 2; ++m) {  // prefill and decode; the rest are constant methods
     const MethodSpec& method = spec->methods[m];
     const auto& placements = built->layout.placements[m].by_value;
     int aliases = 0;
