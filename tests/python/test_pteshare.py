@@ -135,7 +135,7 @@ class PteshareTest(unittest.TestCase):
                                    strategy="relocate")
         named = pteshare.inspect(self.named)["methods"][0]["mutable_buffers"]
         self.expect_rewrite_parity(self.named, share=[b["name"] for b in named][:2])
-        self.expect_rewrite_parity(self.llm, names={"prefill:22": "k0", ("decode", 22): "k0"},
+        self.expect_rewrite_parity(self.llm, names={"prefill:34": "k0", ("decode", 34): "k0"},
                                    share=["k0"])
         self.expect_rewrite_parity(self.llm)  # replan only
         self.expect_rewrite_parity(self.llm, share_auto=True, layout="arena")
@@ -219,7 +219,7 @@ class PteshareTest(unittest.TestCase):
             ("plan", self.llm, {"share_auto": True, "layout": "arena"}),
             ("verify", shared, {}),
             ("verify", self.llm, {"share_auto": True}),
-            ("verify", self.llm, {"names": {"prefill:22": "k0", "decode:22": "k0"},
+            ("verify", self.llm, {"names": {"prefill:34": "k0", "decode:34": "k0"},
                                   "share": "k0"}),
         ]
         for command, path, options in cases:

@@ -199,7 +199,9 @@ std::vector<StepInput> LlmSchedule(const b::LlmConfig& c) {
   };
   int64_t pos = 0;
   for (int pass = 0; pass < 2; ++pass) {
-    steps.push_back({"prefill", {tokens(c.prefill_len, pass), LongBytes({0})}});
+    std::vector<int64_t> rows(static_cast<size_t>(c.prefill_len));
+    for (int64_t i = 0; i < c.prefill_len; ++i) rows[static_cast<size_t>(i)] = i;
+    steps.push_back({"prefill", {tokens(c.prefill_len, pass), LongBytes(rows)}});
     pos = c.prefill_len;
     for (int d = 0; d < (pass == 0 ? 3 : 1); ++d, ++pos) {
       steps.push_back({"decode", {tokens(1, pos), LongBytes({pos})}});

@@ -76,7 +76,7 @@ TEST(ReferenceExecutor, AddsAnInputToAConstant) {
   b::ValueIndex x = b::AddActivation(m, {4});
   b::ValueIndex w = b::AddConstant(m, {4}, Floats({1, 2, 3, 4}));
   b::ValueIndex y = b::AddActivation(m, {4});
-  b::CallOut(m, ops::kAdd, {x, w}, y);
+  b::CallAdd(m, x, w, y);
   m.inputs = {x};
   m.outputs = {y};
   SingleRun run(spec);
@@ -134,9 +134,9 @@ TEST(ReferenceExecutor, CatViewCopyAndEmbeddingMoveBytesInRowMajorOrder) {
                                           .constant_data = pick_bytes,
                                           .memory = b::NotPlanned{}});
   b::ValueIndex rows = b::AddActivation(m, {2, 2});
-  b::CallOut(m, ops::kEmbedding, {table, indices}, rows);
+  b::CallEmbedding(m, table, indices, rows);
   b::ValueIndex sum = b::AddActivation(m, {2, 2});
-  b::CallOut(m, ops::kAdd, {square, rows}, sum);
+  b::CallAdd(m, square, rows, sum);
   m.inputs = {a, c};
   m.outputs = {sum};
   SingleRun run(spec);
@@ -191,10 +191,10 @@ TEST(ReferenceExecutor, LoopRunsUntilTheDelegateSetsItsFlag) {
   b::ValueIndex counter = b::AddInt(m, 0);
   b::ValueIndex done = b::AddBool(m, false);
   m.delegates.push_back(b::Delegate{"stand-in", {3}, {}});
-  b::CallOut(m, ops::kRelu, {x}, acc);            // 0
-  b::CallOut(m, ops::kAdd, {acc, acc}, doubled);  // 1
-  m.Emit(b::DelegateCall{0, {counter, done}});    // 2
-  m.Emit(b::JumpFalseCall{done, 1});              // 3
+  b::CallOut(m, ops::kRelu, {x}, acc);          // 0
+  b::CallAdd(m, acc, acc, doubled);             // 1
+  m.Emit(b::DelegateCall{0, {counter, done}});  // 2
+  m.Emit(b::JumpFalseCall{done, 1});            // 3
   m.inputs = {x};
   m.outputs = {doubled};
   SingleRun run(spec);
@@ -212,7 +212,7 @@ TEST(ReferenceExecutor, MoveMakesTheDestinationReferToTheSourceMemory) {
   b::CallOut(m, ops::kRelu, {x}, from);
   m.Emit(b::MoveCall{from, to});
   m.Emit(b::FreeCall{x});
-  b::CallOut(m, ops::kAdd, {to, to}, out);
+  b::CallAdd(m, to, to, out);
   m.inputs = {x};
   m.outputs = {out, to};
   SingleRun run(spec);
@@ -239,7 +239,7 @@ b::ProgramSpec WriterAndReader() {
       b::CallOut(m, ops::kRelu, {x}, written);
       m.outputs = {written};
     } else {
-      b::CallOut(m, ops::kAdd, {state, x}, y);
+      b::CallAdd(m, state, x, y);
       m.outputs = {y};
     }
     m.inputs = {x};

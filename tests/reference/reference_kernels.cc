@@ -1,126 +1,13 @@
 #include "tests/reference/reference_kernels.h"
 
+#include "tests/reference/kernel_args.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 namespace pteshare::reference {
 namespace {
-
-/// Reads a kernel's arguments by position, checking kinds and counts so a
-/// malformed program gives an error instead of a wild memory access.
-class Args {
- public:
-  Args(const char* op, std::vector<RuntimeValue>& values, std::span<const int32_t> args)
-      : op_(op), values_(values), args_(args) {}
-
-  Status Expect(size_t count) const {
-    if (args_.size() == count) return Status::Ok();
-    return Fail("takes " + std::to_string(count) + " args, got " + std::to_string(args_.size()));
-  }
-  Result<TensorRef*> Tensor(size_t i, fb::ScalarType type = fb::ScalarType::FLOAT) {
-    Result<RuntimeValue*> v = Value(i, ValueKind::kTensor, "a Tensor");
-    if (!v.ok()) return v.error();
-    if ((*v)->tensor.scalar_type != type) {
-      return Error{Where(i) + " has scalar type " +
-                   std::to_string(static_cast<int>((*v)->tensor.scalar_type)) + ", expected " +
-                   std::to_string(static_cast<int>(type))};
-    }
-    return &(*v)->tensor;
-  }
-  Result<int64_t*> Int(size_t i) {
-    Result<RuntimeValue*> v = Value(i, ValueKind::kInt, "an Int");
-    if (!v.ok()) return v.error();
-    return &(*v)->int_value;
-  }
-  Result<double> Double(size_t i) {
-    Result<RuntimeValue*> v = Value(i, ValueKind::kDouble, "a Double");
-    if (!v.ok()) return v.error();
-    return (*v)->double_value;
-  }
-  /// The integers of an IntList (its items are indices of Int values).
-  Result<std::vector<int64_t>> IntList(size_t i) {
-    Result<RuntimeValue*> v = Value(i, ValueKind::kIntList, "an IntList");
-    if (!v.ok()) return v.error();
-    std::vector<int64_t> ints;
-    for (int64_t item : (*v)->items) {
-      if (item < 0 || static_cast<size_t>(item) >= values_.size() ||
-          values_[item].kind != ValueKind::kInt) {
-        return Error{Where(i) + " item " + std::to_string(item) + " is not an Int value"};
-      }
-      ints.push_back(values_[item].int_value);
-    }
-    return ints;
-  }
-  /// The tensors of a TensorList.
-  Result<std::vector<TensorRef*>> TensorList(size_t i) {
-    Result<RuntimeValue*> v = Value(i, ValueKind::kTensorList, "a TensorList");
-    if (!v.ok()) return v.error();
-    std::vector<TensorRef*> tensors;
-    for (int64_t item : (*v)->items) {
-      if (item < 0 || static_cast<size_t>(item) >= values_.size() ||
-          values_[item].kind != ValueKind::kTensor) {
-        return Error{Where(i) + " item " + std::to_string(item) + " is not a Tensor value"};
-      }
-      tensors.push_back(&values_[item].tensor);
-    }
-    return tensors;
-  }
-  Error Fail(const std::string& what) const { return Error{std::string(op_) + ": " + what}; }
-  Status Check(bool ok, const std::string& what) const {
-    return ok ? Status::Ok() : Status(Fail(what));
-  }
-
- private:
-  std::string Where(size_t i) const {
-    return std::string(op_) + ": arg " + std::to_string(i) + " (value " +
-           std::to_string(i < args_.size() ? args_[i] : -1) + ")";
-  }
-  Result<RuntimeValue*> Value(size_t i, ValueKind kind, const char* what) {
-    if (i >= args_.size()) return Error{Where(i) + " is missing"};
-    const int32_t index = args_[i];
-    if (index < 0 || static_cast<size_t>(index) >= values_.size()) {
-      return Error{Where(i) + " is out of range (" + std::to_string(values_.size()) + " values)"};
-    }
-    if (values_[index].kind != kind) return Error{Where(i) + " is not " + what};
-    return &values_[index];
-  }
-
-  const char* op_;
-  std::vector<RuntimeValue>& values_;
-  std::span<const int32_t> args_;
-};
-
-// Unwraps a Result into `name`, returning its error from the kernel.
-#define PTESHARE_TRY(name, expr)                         \
-  auto name##_result = (expr);                           \
-  if (!name##_result.ok()) return name##_result.error(); \
-  auto name = *name##_result
-#define PTESHARE_CHECK(status) \
-  if (Status s_ = (status); !s_.ok()) return s_
-
-/// out[i] = f(a[i], b[i]); one shape.
-template <typename F>
-Status Elementwise(const char* op, std::vector<RuntimeValue>& values, std::span<const int32_t> args,
-                   F f) {
-  Args in(op, values, args);
-  PTESHARE_CHECK(in.Expect(4));
-  PTESHARE_TRY(a, in.Tensor(0));
-  PTESHARE_TRY(b, in.Tensor(1));
-  PTESHARE_TRY(out, in.Tensor(2));
-  const uint64_t n = out->numel();
-  PTESHARE_CHECK(in.Check(a->numel() == n && b->numel() == n, "operands differ in size"));
-  for (uint64_t i = 0; i < n; ++i) out->f32()[i] = f(a->f32()[i], b->f32()[i]);
-  return Status::Ok();
-}
-
-Status Add(std::vector<RuntimeValue>& v, std::span<const int32_t> a) {
-  return Elementwise("aten::add.out", v, a, [](float x, float y) { return x + y; });
-}
-
-Status Mul(std::vector<RuntimeValue>& v, std::span<const int32_t> a) {
-  return Elementwise("aten::mul.out", v, a, [](float x, float y) { return x * y; });
-}
 
 Status Relu(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
   Args in("aten::relu.out", values, args);
@@ -218,29 +105,8 @@ Status ViewCopy(std::vector<RuntimeValue>& values, std::span<const int32_t> args
   return Status::Ok();
 }
 
-Status Embedding(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
-  Args in("aten::embedding.out", values, args);
-  PTESHARE_CHECK(in.Expect(4));
-  PTESHARE_TRY(weight, in.Tensor(0));
-  PTESHARE_TRY(indices, in.Tensor(1, fb::ScalarType::LONG));
-  PTESHARE_TRY(out, in.Tensor(2));
-  PTESHARE_CHECK(in.Check(weight->rank() == 2, "weight must be 2-D"));
-  const int64_t vocab = weight->dim(0);
-  const uint64_t d = static_cast<uint64_t>(weight->dim(1));
-  PTESHARE_CHECK(in.Check(out->numel() == indices->numel() * d, "out size differs"));
-  for (uint64_t n = 0; n < indices->numel(); ++n) {
-    const int64_t row = indices->i64()[n];
-    if (row < 0 || row >= vocab) {
-      return in.Fail("index " + std::to_string(row) + " at " + std::to_string(n) + " outside [0, " +
-                     std::to_string(vocab) + ")");
-    }
-    for (uint64_t i = 0; i < d; ++i) out->f32()[n * d + i] = weight->f32()[row * d + i];
-  }
-  return Status::Ok();
-}
-
 Status LocalScalarDense(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
-  Args in("aten::_local_scalar_dense.default", values, args);
+  Args in("aten::_local_scalar_dense", values, args);
   PTESHARE_CHECK(in.Expect(2));
   PTESHARE_TRY(x, in.Tensor(0, fb::ScalarType::LONG));
   PTESHARE_TRY(r, in.Int(1));
@@ -297,33 +163,6 @@ Status AttentionScores(std::vector<RuntimeValue>& values, std::span<const int32_
         out->f32()[(h * t_len + t) * s_len + s] = score;
       }
     }
-  }
-  return Status::Ok();
-}
-
-Status Softmax(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
-  Args in("aten::_softmax.out", values, args);
-  PTESHARE_CHECK(in.Expect(5));
-  PTESHARE_TRY(x, in.Tensor(0));
-  PTESHARE_TRY(dim, in.Int(1));
-  PTESHARE_TRY(out, in.Tensor(3));
-  PTESHARE_CHECK(in.Check(*dim == -1 || *dim == x->rank() - 1, "only the last dim"));
-  PTESHARE_CHECK(in.Check(x->rank() >= 1 && x->numel() == out->numel(), "bad shapes"));
-  const uint64_t n = static_cast<uint64_t>(x->dim(-1));
-  const uint64_t rows = n == 0 ? 0 : x->numel() / n;
-  for (uint64_t r = 0; r < rows; ++r) {
-    const float* row = x->f32() + r * n;
-    float* dst = out->f32() + r * n;
-    float m = -INFINITY;
-    for (uint64_t i = 0; i < n; ++i) m = std::max(m, row[i]);
-    if (m == -INFINITY) return in.Fail("row " + std::to_string(r) + " is all -INFINITY");
-    float sum = 0.0f;
-    for (uint64_t i = 0; i < n; ++i) {
-      const float e = std::exp(row[i] - m);
-      dst[i] = e;
-      sum += e;
-    }
-    for (uint64_t i = 0; i < n; ++i) dst[i] = dst[i] / sum;
   }
   return Status::Ok();
 }
@@ -397,24 +236,6 @@ Status Convolution(std::vector<RuntimeValue>& values, std::span<const int32_t> a
   return Status::Ok();
 }
 
-Status MeanDim(std::vector<RuntimeValue>& values, std::span<const int32_t> args) {
-  Args in("aten::mean.out", values, args);
-  PTESHARE_CHECK(in.Expect(6));
-  PTESHARE_TRY(x, in.Tensor(0));
-  PTESHARE_TRY(dims, in.IntList(1));
-  PTESHARE_TRY(out, in.Tensor(4));
-  PTESHARE_CHECK(in.Check(dims == std::vector<int64_t>{2, 3} && x->rank() == 4 && x->dim(0) == 1 &&
-                              out->numel() == static_cast<uint64_t>(x->dim(1)),
-                          "only [1, C, H, W] over dims [2, 3]"));
-  const int64_t c_len = x->dim(1), area = x->dim(2) * x->dim(3);
-  for (int64_t c = 0; c < c_len; ++c) {
-    float sum = 0.0f;
-    for (int64_t i = 0; i < area; ++i) sum += x->f32()[c * area + i];
-    out->f32()[c] = sum / static_cast<float>(area);
-  }
-  return Status::Ok();
-}
-
 struct NamedKernel {
   std::string_view name;
   std::string_view overload;
@@ -422,21 +243,16 @@ struct NamedKernel {
 };
 
 constexpr NamedKernel kKernels[] = {
-    {"aten::add", "out", Add},
-    {"aten::mul", "out", Mul},
     {"aten::relu", "out", Relu},
     {"llama::rms_norm", "out", RmsNorm},
     {"aten::linear", "out", Linear},
     {"aten::cat", "out", Cat},
     {"aten::view_copy", "out", ViewCopy},
-    {"aten::embedding", "out", Embedding},
-    {"aten::_local_scalar_dense", "default", LocalScalarDense},
+    {"aten::_local_scalar_dense", "", LocalScalarDense},
     {"llama::update_cache", "out", UpdateCache},
     {"llama::attention_scores", "out", AttentionScores},
-    {"aten::_softmax", "out", Softmax},
     {"llama::attention_mix", "out", AttentionMix},
     {"aten::convolution", "out", Convolution},
-    {"aten::mean", "out", MeanDim},
 };
 
 }  // namespace
@@ -445,7 +261,7 @@ Kernel FindKernel(std::string_view name, std::string_view overload) {
   for (const NamedKernel& k : kKernels) {
     if (k.name == name && k.overload == overload) return k.kernel;
   }
-  return nullptr;
+  return FindPortableKernel(name, overload);
 }
 
 Status RunDelegateStandIn(std::span<const uint8_t> processed, std::vector<RuntimeValue>& values,

@@ -25,6 +25,10 @@ using Kernel = Status (*)(std::vector<RuntimeValue>& values, std::span<const int
 /// has no such operator (the loader refuses the method then).
 Kernel FindKernel(std::string_view name, std::string_view overload);
 
+/// The aten operators with the portable kernels' float32 semantics
+/// (portable_kernels.cc); FindKernel looks there too.
+Kernel FindPortableKernel(std::string_view name, std::string_view overload);
+
 /// The delegate stand-in (the builder defines no delegate semantics, so the
 /// executor fixes one that is deterministic, reads and writes memory, and
 /// can end a loop). Arguments are taken in order by kind:

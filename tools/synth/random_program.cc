@@ -206,7 +206,11 @@ class MethodGenerator {
       case 1: {  // add / mul
         Operand y = OperandShaped(x.sizes);
         Operand out = NewResult(x.sizes);
-        CallOut(m_, rng_.Percent(50) ? ops::kAdd : ops::kMul, {x.value, y.value}, out.value);
+        if (rng_.Percent(50)) {
+          CallAdd(m_, x.value, y.value, out.value);
+        } else {
+          CallOut(m_, ops::kMul, {x.value, y.value}, out.value);
+        }
         pool_.push_back(out);
         break;
       }
@@ -252,10 +256,9 @@ class MethodGenerator {
         std::vector<int64_t> indices(static_cast<size_t>(x.rows()));
         for (int64_t& i : indices) i = rng_.Below(vocab);
         Operand out = NewActivation({x.rows(), x.cols()});
-        CallOut(m_, ops::kEmbedding, {Weight({vocab, x.cols()}, 1), LongConstant(indices)},
-                out.value);
+        CallEmbedding(m_, Weight({vocab, x.cols()}, 1), LongConstant(indices), out.value);
         Operand sum = NewActivation(x.sizes);
-        CallOut(m_, ops::kAdd, {out.value, x.value}, sum.value);
+        CallAdd(m_, out.value, x.value, sum.value);
         pool_.push_back(sum);
         break;
       }
@@ -297,7 +300,7 @@ class MethodGenerator {
       CallOut(m_, ops::kRelu, {x.value}, target.value);
       Operand y = OperandShaped(x.sizes);
       Operand result = View(target, x.sizes);  // the in-place result aliases it
-      CallOut(m_, ops::kAdd, {target.value, y.value}, result.value);
+      CallAdd(m_, target.value, y.value, result.value);
       pool_.push_back(result);
     } else if (x.planned) {
       pool_.push_back(View(x, {x.cols(), x.rows()}));
@@ -347,7 +350,7 @@ class MethodGenerator {
     m_.Emit(DelegateCall{AddDelegate(static_cast<uint8_t>(rng_.Between(1, 3))),
                          {t.value, d.value, counter, done}});
     Operand updated = View(acc, acc.sizes);
-    CallOut(m_, ops::kAdd, {acc.value, d.value}, updated.value);
+    CallAdd(m_, acc.value, d.value, updated.value);
     m_.Emit(JumpFalseCall{done, body});
     pool_.push_back(updated);
   }
@@ -359,7 +362,7 @@ class MethodGenerator {
       // state += f(activations), in place; then read the state back.
       Operand y = OperandShaped(design.sizes);
       Operand updated = View(Operand{buffer, design.sizes}, design.sizes);
-      CallOut(m_, ops::kAdd, {buffer, y.value}, updated.value);
+      CallAdd(m_, buffer, y.value, updated.value);
       Operand read = View(Operand{buffer, design.sizes}, design.sizes);
       Operand out = NewActivation(design.sizes);
       CallOut(m_, ops::kMul, {read.value, y.value}, out.value);

@@ -1,5 +1,7 @@
 #include "tools/synth/spec_helpers.h"
 
+#include "tools/synth/operators.h"
+
 #include <cstring>
 
 namespace pteshare::synth {
@@ -41,6 +43,20 @@ void CallOut(MethodSpec& method, const OperatorName& op, std::vector<ValueIndex>
   args.push_back(out);
   args.push_back(out);
   method.Call(op, std::move(args));
+}
+
+void CallAdd(MethodSpec& method, ValueIndex a, ValueIndex b, ValueIndex out) {
+  CallOut(method, ops::kAdd, {a, b, AddInt(method, 1)}, out);
+}
+
+void CallEmbedding(MethodSpec& method, ValueIndex weight, ValueIndex indices, ValueIndex out) {
+  CallOut(method, ops::kEmbedding,
+          {weight, indices, AddInt(method, -1), AddBool(method, false), AddBool(method, false)},
+          out);
+}
+
+ValueIndex AddOptionalTensorList(MethodSpec& method, std::vector<ValueIndex> items) {
+  return method.Add(OptionalTensorList{std::move(items)});
 }
 
 std::vector<uint8_t> RandomFloatBytes(uint64_t seed, uint64_t stream, size_t count, float scale) {

@@ -37,6 +37,17 @@ ValueIndex AddIntList(MethodSpec& method, std::initializer_list<int64_t> items);
 void CallOut(MethodSpec& method, const OperatorName& op, std::vector<ValueIndex> args,
              ValueIndex out);
 
+/// aten::add.out as the emitter writes it: [a, b, alpha (a new Int 1),
+/// out, out].
+void CallAdd(MethodSpec& method, ValueIndex a, ValueIndex b, ValueIndex out);
+
+/// aten::embedding.out as the emitter writes it: the schema's defaults
+/// (padding_idx -1, scale_grad_by_freq and sparse false) as new values.
+void CallEmbedding(MethodSpec& method, ValueIndex weight, ValueIndex indices, ValueIndex out);
+
+/// An OptionalTensorList of `items` (Tensor values, or Null ones for None).
+ValueIndex AddOptionalTensorList(MethodSpec& method, std::vector<ValueIndex> items);
+
 /// Deterministic float32 weights: `count` values uniform in [-scale,
 /// scale), from a splitmix64 stream keyed by (seed, stream), as
 /// little-endian bytes. Same arguments, same bytes, on every machine.

@@ -33,7 +33,7 @@ class CnnBuilder {
     for (int32_t layer = 0; layer < config_.layers; ++layer) {
       ValueIndex residual = ConvRelu(a, config_.channels);
       ValueIndex sum = FeatureMap(config_.channels);
-      Call(ops::kAdd, {a, residual}, sum);
+      CallAdd(method_, a, residual, sum);
       before_last = a;
       a = sum;
     }
@@ -44,9 +44,11 @@ class CnnBuilder {
     ValueIndex pooled = AddActivation(method_, {1, 2 * config_.channels});
     Call(ops::kMeanDim, {both, AddIntList(method_, {2, 3}), AddBool(method_, false), no_bias_},
          pooled);
-    ValueIndex fc = Weight({config_.classes, 2 * config_.channels}, 2 * config_.channels);
+    // The classifier as mm with its weight stored [in, out] (the exporter
+    // folds linear's transpose into the constant; no portable linear).
+    ValueIndex fc = Weight({2 * config_.channels, config_.classes}, 2 * config_.channels);
     ValueIndex logits = AddActivation(method_, {1, config_.classes});
-    Call(ops::kLinear, {pooled, fc}, logits);
+    Call(ops::kMm, {pooled, fc}, logits);
     method_.outputs = {logits};
     return std::move(method_);
   }

@@ -7,7 +7,7 @@
 //   per layer: a = a + relu(conv3x3(a, W_i))              (residual)
 //   both = cat([a_last, a_before_last], dim 1)            [1, 2C, H, W]
 //   pooled = mean(both, dims [2, 3])                      [1, 2C]
-//   logits = linear(pooled, W_fc)                         [1, classes]
+//   logits = mm(pooled, W_fc) (W_fc stored [in, out])     [1, classes]
 // Convolutions use padding 1, stride 1 (operators.h).
 #pragma once
 

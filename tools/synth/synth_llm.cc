@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -13,25 +14,57 @@ namespace {
 
 constexpr uint64_t kLegacyBufferAlignment = 16;
 
-/// Weights shared by both methods (same bytes, so stored once).
+/// Weights shared by both methods (same bytes, so stored once). Each
+/// projection is stored as mm's second operand, [in, out]: the exporter
+/// folds linear's weight transpose into the constant (there is no portable
+/// linear kernel).
 struct LayerWeights {
   std::vector<uint8_t> attention_norm, wq, wk, wv, wo, ffn_norm, w1, w2;
 };
 
 struct Weights {
-  std::vector<uint8_t> embedding;  // [vocab, dim]
+  std::vector<uint8_t> embedding;    // [vocab, dim]
+  std::vector<uint8_t> output;       // [dim, vocab]: the embedding transposed (tied)
+  std::vector<uint8_t> causal_mask;  // [max_seq, max_seq]: 0 at or below the diagonal, -inf above
   std::vector<LayerWeights> layers;
   std::vector<uint8_t> final_norm;  // [dim]
 };
 
+std::vector<uint8_t> Transposed(const std::vector<uint8_t>& bytes, int32_t rows, int32_t cols) {
+  std::vector<uint8_t> out(bytes.size());
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t c = 0; c < cols; ++c) {
+      std::memcpy(&out[(static_cast<size_t>(c) * rows + r) * 4],
+                  &bytes[(static_cast<size_t>(r) * cols + c) * 4], 4);
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> CausalMask(int32_t seq) {
+  std::vector<float> mask(static_cast<size_t>(seq) * seq, 0.0f);
+  for (int32_t row = 0; row < seq; ++row) {
+    for (int32_t col = row + 1; col < seq; ++col)
+      mask[static_cast<size_t>(row) * seq + col] = -INFINITY;
+  }
+  std::vector<uint8_t> bytes(mask.size() * 4);
+  std::memcpy(bytes.data(), mask.data(), bytes.size());
+  return bytes;
+}
+
 Weights MakeWeights(const LlmConfig& config, int32_t dim, int32_t ffn) {
   Weights weights;
   uint64_t stream = 0;
-  auto matrix = [&](int32_t rows, int32_t cols) {
-    return RandomFloatBytes(config.seed, stream++, static_cast<size_t>(rows) * cols,
-                            1.0f / std::sqrt(static_cast<float>(cols)));
+  // [in, out], scaled by the fan-in.
+  auto matrix = [&](int32_t in, int32_t out) {
+    return RandomFloatBytes(config.seed, stream++, static_cast<size_t>(in) * out,
+                            1.0f / std::sqrt(static_cast<float>(in)));
   };
-  weights.embedding = matrix(config.vocab, dim);
+  weights.embedding =
+      RandomFloatBytes(config.seed, stream++, static_cast<size_t>(config.vocab) * dim,
+                       1.0f / std::sqrt(static_cast<float>(dim)));
+  weights.output = Transposed(weights.embedding, config.vocab, dim);
+  weights.causal_mask = CausalMask(config.max_seq);
   for (int32_t i = 0; i < config.layers; ++i) {
     LayerWeights& layer = weights.layers.emplace_back();
     layer.attention_norm = matrix(1, dim);
@@ -40,8 +73,8 @@ Weights MakeWeights(const LlmConfig& config, int32_t dim, int32_t ffn) {
     layer.wv = matrix(dim, dim);
     layer.wo = matrix(dim, dim);
     layer.ffn_norm = matrix(1, dim);
-    layer.w1 = matrix(ffn, dim);
-    layer.w2 = matrix(dim, ffn);
+    layer.w1 = matrix(dim, ffn);
+    layer.w2 = matrix(ffn, dim);
   }
   weights.final_norm = matrix(1, dim);
   return weights;
@@ -68,7 +101,10 @@ std::map<std::string, ByteOffset> LegacySharedOffsets(const LlmConfig& config,
   return offsets;
 }
 
-/// Builds one method; `tokens` is T (prefill_len or 1).
+/// Builds one method; `tokens` is T (prefill_len or 1). Every operator is
+/// an aten one with a portable kernel, with the emitter's argument list
+/// (operators.h); scalars and int lists are new values at every use, as the
+/// emitter writes them.
 class LlmMethodBuilder {
  public:
   LlmMethodBuilder(const LlmConfig& config, const Weights& weights,
@@ -85,22 +121,20 @@ class LlmMethodBuilder {
     method_.name = name;
     t_ = tokens;
     ValueIndex token_ids = AddLongInput({t_});
-    ValueIndex input_pos = AddLongInput({1});
-    method_.inputs = {token_ids, input_pos};
-    start_pos_ = AddInt(method_, 0);  // written by _local_scalar_dense
-    method_.Call(ops::kLocalScalarDense, {input_pos, start_pos_});
-    heads_ = AddInt(method_, config_.heads);
-    last_dim_ = AddInt(method_, -1);
-    no_half_to_float_ = AddBool(method_, false);
-    norm_eps_ = method_.Add(Double{1e-5});
+    input_pos_ = AddLongInput({t_});  // the cache row of each token
+    method_.inputs = {token_ids, input_pos_};
 
     ValueIndex embedding = AddConstant(method_, {config_.vocab, dim_}, weights_.embedding);
     ValueIndex x = AddActivation(method_, {t_, dim_});
-    Call(ops::kEmbedding, {embedding, token_ids}, x);
+    CallEmbedding(method_, embedding, token_ids, x);
+    // The rows of the causal mask for these positions, once per method.
+    ValueIndex mask =
+        AddConstant(method_, {config_.max_seq, config_.max_seq}, weights_.causal_mask);
+    mask_rows_ = AddActivation(method_, {t_, config_.max_seq});
+    CallOut(method_, ops::kIndexTensor, {mask, Positions()}, mask_rows_);
     for (int32_t layer = 0; layer < config_.layers; ++layer) x = AddLayer(layer, x);
     x = RmsNorm(x, weights_.final_norm);
-    ValueIndex logits = AddActivation(method_, {t_, config_.vocab});
-    Call(ops::kLinear, {x, embedding}, logits);
+    ValueIndex logits = Mm(x, weights_.output, config_.vocab);
     method_.outputs = {logits};
     if (config_.device_arena) method_.arena_devices.push_back(ArenaDevice{2, DeviceType::CUDA, 0});
     return std::move(method_);
@@ -109,38 +143,50 @@ class LlmMethodBuilder {
  private:
   ValueIndex AddLayer(int32_t layer, ValueIndex x) {
     const LayerWeights& w = weights_.layers[layer];
+    const int32_t heads = config_.heads, head_dim = config_.head_dim, seq = config_.max_seq;
     ValueIndex normed = RmsNorm(x, w.attention_norm);
-    ValueIndex q = Linear(normed, w.wq, dim_);
-    ValueIndex k = Linear(normed, w.wk, dim_);
-    ValueIndex v = Linear(normed, w.wv, dim_);
+    ValueIndex q = Mm(normed, w.wq, dim_);
+    ValueIndex k = Mm(normed, w.wk, dim_);
+    ValueIndex v = Mm(normed, w.wv, dim_);
 
-    ValueIndex k_view = UpdateCache(KCacheName(layer), k);
-    ValueIndex v_view = UpdateCache(VCacheName(layer), v);
+    ValueIndex k_cache = UpdateCache(KCacheName(layer), k);  // [seq, heads, head_dim]
+    ValueIndex v_cache = UpdateCache(VCacheName(layer), v);
 
-    ValueIndex scores = AddActivation(method_, {config_.heads, t_, config_.max_seq}, device_arena_);
-    Call(ops::kAttentionScores, {q, k_view, start_pos_, heads_}, scores);
-    ValueIndex probs = AddActivation(method_, {config_.heads, t_, config_.max_seq}, device_arena_);
-    Call(ops::kSoftmax, {scores, last_dim_, no_half_to_float_}, probs);
-    ValueIndex attn = AddActivation(method_, {t_, dim_});
-    Call(ops::kAttentionMix, {probs, v_view}, attn);
-    ValueIndex x1 = Add(x, Linear(attn, w.wo, dim_));
+    // scores[h, t, s] = q[t, h, :] . k[s, h, :] / sqrt(head_dim) + mask[t, s]
+    ValueIndex q_heads = Permute(View(q, {t_, heads, head_dim}), {1, 0, 2}, {heads, t_, head_dim});
+    ValueIndex k_heads = Permute(k_cache, {1, 2, 0}, {heads, head_dim, seq}, device_arena_);
+    ValueIndex scores = AddActivation(method_, {heads, t_, seq}, device_arena_);
+    CallOut(method_, ops::kBmm, {q_heads, k_heads}, scores);
+    ValueIndex scaled = AddActivation(method_, {heads, t_, seq}, device_arena_);
+    CallOut(method_, ops::kMulScalar,
+            {scores, method_.Add(Double{1.0 / std::sqrt(static_cast<double>(head_dim))})}, scaled);
+    ValueIndex masked = AddActivation(method_, {heads, t_, seq}, device_arena_);
+    CallAdd(method_, scaled, mask_rows_, masked);
+    ValueIndex probs = AddActivation(method_, {heads, t_, seq}, device_arena_);
+    CallOut(method_, ops::kSoftmax, {masked, AddInt(method_, -1), AddBool(method_, false)}, probs);
+    ValueIndex v_heads = Permute(v_cache, {1, 0, 2}, {heads, seq, head_dim}, device_arena_);
+    ValueIndex mixed = AddActivation(method_, {heads, t_, head_dim});
+    CallOut(method_, ops::kBmm, {probs, v_heads}, mixed);
+    ValueIndex attn = View(Permute(mixed, {1, 0, 2}, {t_, heads, head_dim}), {t_, dim_});
+    ValueIndex x1 = Add(x, Mm(attn, w.wo, dim_));
 
-    ValueIndex hidden = Linear(RmsNorm(x1, w.ffn_norm), w.w1, ffn_);
+    ValueIndex hidden = Mm(RmsNorm(x1, w.ffn_norm), w.w1, ffn_);
     ValueIndex squared = AddActivation(method_, {t_, ffn_});
-    Call(ops::kMul, {hidden, hidden}, squared);
-    return Add(x1, Linear(squared, w.w2, dim_));
+    CallOut(method_, ops::kMul, {hidden, hidden}, squared);
+    return Add(x1, Mm(squared, w.w2, dim_));
   }
 
-  /// Writes this step's k or v into the named cache in place and returns a
-  /// static [max_seq, dim] view of the cache for attention to read.
-  ValueIndex UpdateCache(const std::string& name, ValueIndex projected) {
-    ValueIndex split = AddActivation(method_, {t_, config_.heads, config_.head_dim}, device_arena_);
-    // The exporter emits a fresh IntList (and Ints) for every use.
-    ValueIndex shape = AddIntList(method_, {t_, config_.heads, config_.head_dim});
-    Call(ops::kViewCopy, {projected, shape}, split);
+  /// The Tensor?[] [input_pos] both index ops take.
+  ValueIndex Positions() { return AddOptionalTensorList(method_, {input_pos_}); }
 
+  /// Writes this step's k or v into the named cache at the tokens'
+  /// positions, in place (index_put's out is the cache: the exporter's
+  /// reinplaced mutable buffer), and returns the updated cache.
+  ValueIndex UpdateCache(const std::string& name, ValueIndex projected) {
+    const std::vector<int32_t> rows = {config_.max_seq, config_.heads, config_.head_dim};
+    ValueIndex split = View(projected, {t_, config_.heads, config_.head_dim}, device_arena_);
     Tensor cache;
-    cache.sizes = {config_.max_seq, config_.heads, config_.head_dim};
+    cache.sizes = rows;
     cache.initial_state = std::vector<uint8_t>(TensorNbytes(cache), 0);
     if (config_.named) cache.fully_qualified_name = name;
     if (config_.legacy_shared) {
@@ -149,31 +195,60 @@ class LlmMethodBuilder {
       cache.memory = PlanInArena{device_arena_};
     }
     ValueIndex cache_index = method_.Add(std::move(cache));
-
-    ValueIndex updated =
-        AddAlias(method_, cache_index, {config_.max_seq, config_.heads, config_.head_dim});
-    Call(ops::kUpdateCache, {split, cache_index, start_pos_}, updated);
-    return AddAlias(method_, cache_index, {config_.max_seq, dim_});
+    ValueIndex updated = AddAlias(method_, cache_index, rows);
+    CallOut(method_, ops::kIndexPut, {cache_index, Positions(), split, AddBool(method_, false)},
+            updated);
+    return updated;
   }
 
-  ValueIndex Linear(ValueIndex x, const std::vector<uint8_t>& weight, int32_t out_features) {
-    int32_t in_features = static_cast<int32_t>(weight.size() / sizeof(float) / out_features);
-    ValueIndex w = AddConstant(method_, {out_features, in_features}, weight);
-    ValueIndex out = AddActivation(method_, {t_, out_features});
-    Call(ops::kLinear, {x, w}, out);
+  ValueIndex View(ValueIndex x, std::vector<int32_t> sizes, MemoryId memory_id = 1) {
+    ValueIndex out = AddActivation(method_, sizes, memory_id);
+    IntList shape;
+    for (int32_t size : sizes) shape.items.push_back(AddInt(method_, size));
+    CallOut(method_, ops::kViewCopy, {x, method_.Add(std::move(shape))}, out);
     return out;
   }
 
+  ValueIndex Permute(ValueIndex x, std::initializer_list<int64_t> dims, std::vector<int32_t> sizes,
+                     MemoryId memory_id = 1) {
+    ValueIndex out = AddActivation(method_, std::move(sizes), memory_id);
+    CallOut(method_, ops::kPermuteCopy, {x, AddIntList(method_, dims)}, out);
+    return out;
+  }
+
+  /// x [T, in] @ weight [in, out_features].
+  ValueIndex Mm(ValueIndex x, const std::vector<uint8_t>& weight, int32_t out_features) {
+    const int32_t in_features = static_cast<int32_t>(weight.size() / sizeof(float) / out_features);
+    ValueIndex w = AddConstant(method_, {in_features, out_features}, weight);
+    ValueIndex out = AddActivation(method_, {t_, out_features});
+    CallOut(method_, ops::kMm, {x, w}, out);
+    return out;
+  }
+
+  /// RMSNorm as the exporter decomposes it: x * rsqrt(mean(x * x, -1,
+  /// keepdim) + eps) * weight, the last two broadcast.
   ValueIndex RmsNorm(ValueIndex x, const std::vector<uint8_t>& weight) {
+    ValueIndex squared = AddActivation(method_, {t_, dim_});
+    CallOut(method_, ops::kMul, {x, x}, squared);
+    ValueIndex mean = AddActivation(method_, {t_, 1});
+    CallOut(method_, ops::kMeanDim,
+            {squared, AddIntList(method_, {-1}), AddBool(method_, true), AddNull(method_)}, mean);
+    ValueIndex shifted = AddActivation(method_, {t_, 1});
+    CallOut(method_, ops::kAddScalar, {mean, method_.Add(Double{1e-5}), AddInt(method_, 1)},
+            shifted);
+    ValueIndex scale = AddActivation(method_, {t_, 1});
+    CallOut(method_, ops::kRsqrt, {shifted}, scale);
+    ValueIndex normed = AddActivation(method_, {t_, dim_});
+    CallOut(method_, ops::kMul, {x, scale}, normed);
     ValueIndex w = AddConstant(method_, {dim_}, weight);
     ValueIndex out = AddActivation(method_, {t_, dim_});
-    Call(ops::kRmsNorm, {x, w, norm_eps_}, out);
+    CallOut(method_, ops::kMul, {normed, w}, out);
     return out;
   }
 
   ValueIndex Add(ValueIndex a, ValueIndex b) {
     ValueIndex out = AddActivation(method_, {t_, dim_});
-    Call(ops::kAdd, {a, b}, out);
+    CallAdd(method_, a, b, out);
     return out;
   }
 
@@ -184,10 +259,6 @@ class LlmMethodBuilder {
     return method_.Add(std::move(tensor));
   }
 
-  void Call(const OperatorName& op, std::vector<ValueIndex> args, ValueIndex out) {
-    CallOut(method_, op, std::move(args), out);
-  }
-
   const LlmConfig& config_;
   const Weights& weights_;
   const std::map<std::string, ByteOffset>& legacy_offsets_;
@@ -196,7 +267,7 @@ class LlmMethodBuilder {
   const MemoryId device_arena_;
   MethodSpec method_;
   int32_t t_ = 0;
-  ValueIndex start_pos_ = 0, heads_ = 0, last_dim_ = 0, no_half_to_float_ = 0, norm_eps_ = 0;
+  ValueIndex input_pos_ = 0, mask_rows_ = 0;
 };
 
 /// The metadata methods, in the order export_llama_lib builds its dict

@@ -4,18 +4,23 @@
 // head_dim]), unnamed as the exporter writes them by default, or with
 // `named` called `layers.{i}.attention.kv_cache.k_cache` and `.v_cache`.
 //
-// Each method: tokens (int64 [T]) and input_pos (int64 [1]) in, logits
-// ([T, vocab]) out. Per layer, with dim = heads x head_dim:
-//   q, k, v   = linear(rms_norm(x), Wq/Wk/Wv)               [T, dim]
-//   k3, v3    = view_copy(k / v, [T, heads, head_dim])
-//   k_upd     = update_cache(k3, k_cache, start_pos)  (aliases k_cache)
-//   k_view    = static [max_seq, dim] view of k_cache (same placement, no
-//               instruction links it to the cache; likewise for v)
-//   scores    = attention_scores(q, k_view, start_pos, heads) [heads, T, max_seq]
-//   probs     = softmax(scores);  attn = attention_mix(probs, v_view)
-//   x1        = x + linear(attn, Wo)
-//   x2        = x1 + linear(h * h, W2), h = linear(rms_norm(x1), W1) (ffn = 4 dim)
-// then logits = linear(rms_norm(x), W_embedding). Operators: operators.h.
+// Each method: tokens (int64 [T]) and input_pos (int64 [T], each token's
+// cache row) in, logits ([T, vocab]) out, in aten operators that have a
+// portable kernel, written as the emitter writes them (operators.h; facts in
+// docs/exporter-facts.md). Per layer, with dim = heads x head_dim, every
+// projection an mm with the weight stored [in, out]:
+//   n          = rms_norm(x): x * rsqrt(mean(x * x, -1, keepdim) + eps) * w
+//   q, k, v    = mm(n, Wq / Wk / Wv)                                 [T, dim]
+//   k_cache    = index_put(k_cache, [input_pos], view_copy(k, [T, heads,
+//                head_dim]))  (out is the cache itself: updated in place)
+//   scores     = bmm(permute(q3, [1,0,2]), permute(k_cache, [1,2,0]))
+//                * 1/sqrt(head_dim) + mask[input_pos]     [heads, T, max_seq]
+//   probs      = _softmax(scores, -1)
+//   attn       = view_copy(permute(bmm(probs, permute(v_cache, [1,0,2])), [1,0,2]))
+//   x1         = x + mm(attn, Wo);  x2 = x1 + mm(h * h, W2), h = mm(rms_norm(x1), W1)
+// then logits = mm(rms_norm(x), embedding^T). mask is a constant [max_seq,
+// max_seq] (0 at or below the diagonal, -inf above), its rows taken once per
+// method with index.Tensor.
 // With const_methods (the default), the exporter's metadata methods follow.
 //
 // The exporter-like planner plans each method on its own, and prefill's

@@ -133,7 +133,7 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_EQ(ReadFileBytes(consumer_build / "llm-replanned.pte"), ReadFileBytes(replanned));
   std::string naming;
   for (const char* method : {"prefill", "decode"}) {
-    for (const char* pair : {"22=k0", "30=v0", "60=k1", "68=v1"}) {
+    for (const char* pair : {"34=k0", "43=v0", "133=k1", "142=v1"}) {
       naming += std::string(" --name ") + method + ":" + pair;
     }
   }

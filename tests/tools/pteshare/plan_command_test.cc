@@ -58,7 +58,7 @@ TEST(PlanCommand, ShareAutoPairsUnnamedStateAndPrintsEveryPair) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "relocate"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Contains(out.out, "paired 4 unnamed mutable buffers by position")) << out.out;
-  EXPECT_TRUE(Contains(out.out, "prefill:22 <-> decode:22  FLOAT[128,4,16]  arena 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "prefill:34 <-> decode:34  FLOAT[128,4,16]  arena 1")) << out.out;
   EXPECT_TRUE(Contains(out.out, "4 shared buffers")) << out.out;
   EXPECT_TRUE(Contains(out.out, "verified: I1 I2 I3 I4 I5 I6 hold")) << out.out;
 }
@@ -172,8 +172,8 @@ TEST(PlanCommand, ShowsLowerBoundAndWhatEachStrategyGivesPerArena) {
   ASSERT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Contains(out.out, "plan (strategy best, layout front, alignment 256)")) << out.out;
   EXPECT_TRUE(Contains(out.out,
-                       "arena 1 CPU     425,984 -> 409,600 bytes (-16,384), front 131,072; LB "
-                       "409,600, relocate 425,984, replan 409,600 -> replan"))
+                       "arena 1 CPU     459,264 -> 442,880 bytes (-16,384), front 131,072; LB "
+                       "442,880, relocate 459,264, replan 442,880 -> replan"))
       << out.out;
   EXPECT_TRUE(Contains(out.out, "verified: I1 I2 I3 I4 I5 I6 hold"));
 }
@@ -184,9 +184,9 @@ TEST(PlanCommand, JsonCarriesLowerBoundAndStrategySizes) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   for (const char* part :
-       {"\"strategy\": \"best\"", "\"size_before\": 425984", "\"size_after\": 409600",
-        "\"strategy\": \"replan\"", "\"lower_bound\": 409600", "\"size_relocate\": 425984",
-        "\"size_replan\": 409600", "\"verified\": true"}) {
+       {"\"strategy\": \"best\"", "\"size_before\": 459264", "\"size_after\": 442880",
+        "\"strategy\": \"replan\"", "\"lower_bound\": 442880", "\"size_relocate\": 459264",
+        "\"size_replan\": 442880", "\"verified\": true"}) {
     EXPECT_TRUE(Contains(out.out, part)) << part << "\n" << out.out;
   }
 }
@@ -197,8 +197,8 @@ TEST(PlanCommand, StrategyRelocateStillShowsWhatReplanWouldGive) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--strategy", "relocate"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   EXPECT_TRUE(Contains(out.out,
-                       "425,984 -> 425,984 bytes (unchanged), front 131,072; LB 409,600, "
-                       "relocate 425,984, replan 409,600 -> relocate"))
+                       "459,264 -> 459,264 bytes (unchanged), front 131,072; LB 442,880, "
+                       "relocate 459,264, replan 442,880 -> relocate"))
       << out.out;
 }
 
@@ -219,12 +219,12 @@ TEST(PlanCommand, ArenaLimitNoPlanMeetsIsExitOneWithTheMiss) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});
   CommandOutput out =
-      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=400000"});
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=440000"});
   EXPECT_EQ(out.exit_status, 1);
   EXPECT_TRUE(Contains(out.err, "pteshare: " + file +
                                     ": no plan fits --arena-limit: method prefill: arena 1 needs "
-                                    "409600 bytes (relocate 425984, replan 409600), over its "
-                                    "limit of 400000 by 9600 bytes"))
+                                    "442880 bytes (relocate 459264, replan 442880), over its "
+                                    "limit of 440000 by 2880 bytes"))
       << out.err;
   EXPECT_TRUE(out.out.empty()) << out.out;
 }
@@ -233,7 +233,7 @@ TEST(PlanCommand, ArenaLimitThatFitsIsExitZero) {
   TempDir dir;
   std::string file = Synth(dir, "llm.pte", {});
   CommandOutput out =
-      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=409600"});
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=442880"});
   EXPECT_EQ(out.exit_status, 0) << out.err;
 }
 
@@ -252,11 +252,11 @@ TEST(PlanCommand, ShowsTheMemoryOfOneSharedSetOfArenasAndOfSeparateSets) {
   ASSERT_EQ(out.exit_status, 0) << out.err;
   // Per arena: one set = the largest method, separate sets = the sum.
   EXPECT_TRUE(Contains(out.out, "\"format_version\": 1")) << out.out;
-  EXPECT_TRUE(Contains(out.out, "\"one_set_before\": 557056")) << out.out;
-  EXPECT_TRUE(Contains(out.out, "\"separate_before\": 823808")) << out.out;
-  EXPECT_TRUE(Contains(out.out, "\"one_set_after\": 540672")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"one_set_before\": 590336")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"separate_before\": 890128")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"one_set_after\": 573952")) << out.out;
   CommandOutput text = RunTool("pteshare", {"plan", file, "--share-auto"});
-  EXPECT_TRUE(Contains(text.out, "one set 557,056 -> 540,672; separate sets 823,808 -> "))
+  EXPECT_TRUE(Contains(text.out, "one set 590,336 -> 573,952; separate sets 890,128 -> "))
       << text.out;
 }
 

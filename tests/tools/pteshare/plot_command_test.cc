@@ -121,7 +121,7 @@ TEST(PlotCommand, ShareAutoDrawsBeforeAndAfterWithTheFrontRegion) {
   EXPECT_TRUE(Contains(svg, "before and after the plan (strategy "));
   // 2 layers x (k, v) caches in 2 methods, before and after.
   EXPECT_EQ(Count(svg, "class=\"tensor shared"), 16u);
-  EXPECT_TRUE(Contains(svg, "<title>value 22 layers.0.attention.kv_cache.k_cache\nshared buffer"))
+  EXPECT_TRUE(Contains(svg, "<title>value 34 layers.0.attention.kv_cache.k_cache\nshared buffer"))
       << svg.substr(0, 3000);
 }
 
@@ -156,7 +156,7 @@ TEST(PlotCommand, HtmlIsOnePageWithTheSvgAndTooltips) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(Count(html, "<svg "), 1u);
   EXPECT_EQ(Count(html, "<script>"), 1u);
-  EXPECT_TRUE(Contains(html, "<title>value 22 layers.0.attention.kv_cache.k_cache"));
+  EXPECT_TRUE(Contains(html, "<title>value 34 layers.0.attention.kv_cache.k_cache"));
   EXPECT_TRUE(Contains(html, "live [0, "));
   EXPECT_FALSE(Contains(html, "src="));
   EXPECT_FALSE(Contains(html, "href"));
