@@ -76,8 +76,11 @@ int main(int argc, char** argv) {
   CLI::App* llm_cmd = app.add_subcommand(
       "llm",
       "Decoder with methods `prefill` and `decode` sharing per-layer KV caches\n"
-      "(mutable buffers layers.{i}.attention.kv_cache.{k,v}_cache, zeros). The exporter-like\n"
-      "planner places the caches at different offsets in the two methods.");
+      "(mutable buffers layers.{i}.attention.kv_cache.{k,v}_cache, zeros), then the\n"
+      "constant metadata methods LLM exporters emit. Written as ExecuTorch's exporter writes\n"
+      "it: aten operators with portable kernels (inputs: tokens and input_pos, int64 [T]),\n"
+      "and the exporter-like planner places the caches at different offsets in the two\n"
+      "methods.");
   llm_cmd->add_option("--layers", llm.layers, "Decoder layers")->capture_default_str();
   llm_cmd->add_option("--heads", llm.heads, "Attention heads")->capture_default_str();
   llm_cmd->add_option("--head-dim", llm.head_dim, "Size of one head")->capture_default_str();
