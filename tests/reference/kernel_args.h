@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rewriter/base/result.h"
+#include "tests/reference/reference_kernels.h"
 #include "tests/reference/reference_values.h"
 
 namespace pteshare::reference {
@@ -134,5 +136,21 @@ class Args {
   auto name = *name##_result
 #define PTESHARE_CHECK(status) \
   if (Status s_ = (status); !s_.ok()) return s_
+
+/// One row of a kernel table: the operator as the program names it.
+struct NamedKernel {
+  std::string_view name;
+  std::string_view overload;
+  Kernel kernel;
+};
+
+/// The kernel of `name`.`overload` in `table`, or nullptr.
+template <size_t N>
+Kernel FindIn(const NamedKernel (&table)[N], std::string_view name, std::string_view overload) {
+  for (const NamedKernel& k : table) {
+    if (k.name == name && k.overload == overload) return k.kernel;
+  }
+  return nullptr;
+}
 
 }  // namespace pteshare::reference

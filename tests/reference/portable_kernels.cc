@@ -46,7 +46,8 @@ Status Binary(Args& in, TensorRef* a, TensorRef* b, TensorRef* out, F f) {
   PTESHARE_CHECK(in.Check(Broadcasts(*a, *out) && Broadcasts(*b, *out),
                           "operands do not broadcast to the output"));
   for (uint64_t i = 0; i < out->numel(); ++i) {
-    out->f32()[i] = f(a->f32()[BroadcastOffset(*a, *out, i)], b->f32()[BroadcastOffset(*b, *out, i)]);
+    out->f32()[i] =
+        f(a->f32()[BroadcastOffset(*a, *out, i)], b->f32()[BroadcastOffset(*b, *out, i)]);
   }
   return Status::Ok();
 }
@@ -222,7 +223,8 @@ Status IndexPut(std::vector<RuntimeValue>& values, std::span<const int32_t> args
   PTESHARE_TRY(accumulate, in.Bool(3));
   PTESHARE_TRY(out, in.Tensor(4));
   PTESHARE_CHECK(in.Check(!accumulate, "accumulate must be false"));
-  PTESHARE_CHECK(in.Check(self->rank() >= 1 && out->sizes == self->sizes, "out is not self's shape"));
+  PTESHARE_CHECK(
+      in.Check(self->rank() >= 1 && out->sizes == self->sizes, "out is not self's shape"));
   PTESHARE_TRY(rows, IndexRows(in, indices, self->dim(0)));
   const uint64_t row_size = self->numel() / static_cast<uint64_t>(self->dim(0));
   PTESHARE_CHECK(in.Check(put->numel() == rows.size() * row_size, "values are not one row each"));
@@ -344,12 +346,6 @@ Status MeanDim(std::vector<RuntimeValue>& values, std::span<const int32_t> args)
   return Status::Ok();
 }
 
-struct NamedKernel {
-  std::string_view name;
-  std::string_view overload;
-  Kernel kernel;
-};
-
 constexpr NamedKernel kPortableKernels[] = {
     {"aten::add", "out", Add},
     {"aten::mul", "out", Mul},
@@ -369,10 +365,7 @@ constexpr NamedKernel kPortableKernels[] = {
 }  // namespace
 
 Kernel FindPortableKernel(std::string_view name, std::string_view overload) {
-  for (const NamedKernel& k : kPortableKernels) {
-    if (k.name == name && k.overload == overload) return k.kernel;
-  }
-  return nullptr;
+  return FindIn(kPortableKernels, name, overload);
 }
 
 }  // namespace pteshare::reference

@@ -236,12 +236,6 @@ Status Convolution(std::vector<RuntimeValue>& values, std::span<const int32_t> a
   return Status::Ok();
 }
 
-struct NamedKernel {
-  std::string_view name;
-  std::string_view overload;
-  Kernel kernel;
-};
-
 constexpr NamedKernel kKernels[] = {
     {"aten::relu", "out", Relu},
     {"llama::rms_norm", "out", RmsNorm},
@@ -258,9 +252,7 @@ constexpr NamedKernel kKernels[] = {
 }  // namespace
 
 Kernel FindKernel(std::string_view name, std::string_view overload) {
-  for (const NamedKernel& k : kKernels) {
-    if (k.name == name && k.overload == overload) return k.kernel;
-  }
+  if (Kernel kernel = FindIn(kKernels, name, overload)) return kernel;
   return FindPortableKernel(name, overload);
 }
 
