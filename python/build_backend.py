@@ -103,17 +103,18 @@ def _build(build: Path) -> None:
 
 
 def _package_files(build: Path) -> List[Path]:
+    """The files CMake lists for the package (python/CMakeLists.txt writes
+    them, the extension's name included, to BUILD/python/package_files.txt)."""
+    listing = build / "python" / "package_files.txt"
+    if not listing.is_file():
+        raise BuildError(f"{listing} is missing; was {build} configured with PTESHARE_PYTHON=ON?")
     folder = build / "python" / NAME
-    extension = sorted(folder.glob("_native.*.so")) or sorted(folder.glob("_native*.so"))
-    if not extension:
-        raise BuildError(f"{folder}: no _native extension; was {build} configured with "
-                         "PTESHARE_PYTHON=ON?")
-    files = [folder / name for name in
-             ("__init__.py", "__main__.py", "_errors.py", "_native.pyi", "py.typed")]
+    files = [folder / name for name in listing.read_text(encoding="utf-8").split()]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
-        raise BuildError("the build tree lacks " + ", ".join(missing))
-    return sorted(files + extension[-1:])
+        raise BuildError("the build tree lacks " + ", ".join(missing) +
+                         " (is the extension built?)")
+    return sorted(files)
 
 
 def _record_line(name: str, data: bytes) -> str:

@@ -188,15 +188,12 @@ py::object Plot(const CallArguments& call, const FunctionKeywords& keywords) {
   const OpenedProgram opened = source.Open();
   const ProgramView& view = opened.view;
   input.view = &view;
-  if (!input.method.empty() && view.method(input.method) == nullptr) {
-    std::string names;
-    for (const MethodView& m : view.methods) names += (names.empty() ? "" : ", ") + m.name;
-    Raise(file, Error{"no method '" + input.method +
-                      "' (the program has: " + (names.empty() ? "none" : names) + ")"});
+  if (Status method = plot::CheckPlotMethod(view, input.method); !method.ok()) {
+    Raise(file, method.error());
   }
   // Without shared buffers there is nothing to plan: only "before" is drawn.
   std::optional<Result<VerifiedPlan>> verified;
-  if (!settings.share.names.empty() || settings.share.share_auto) {
+  if (settings.share.chooses_buffers()) {
     py::gil_scoped_release unlocked;
     verified.emplace(PlanAndVerify(view, settings.share, settings.plan));
   }

@@ -56,6 +56,10 @@ struct ShareRequest {
   std::vector<ValueNaming> namings;  // --name
   /// A replan may run with no shared buffer at all (it just shrinks arenas).
   bool allow_none = false;
+
+  /// Whether any buffer is asked for (by name or share_auto): without one
+  /// there is no plan to draw or make but a replan.
+  bool chooses_buffers() const { return !names.empty() || share_auto; }
 };
 
 /// One buffer that must have the same placement in every method.

@@ -51,6 +51,14 @@ Result<PictureFormat> PictureFormatOf(const std::string& output, bool html_flag)
   return format;
 }
 
+Status CheckPlotMethod(const ProgramView& view, const std::string& method) {
+  if (method.empty() || view.method(method) != nullptr) return Status::Ok();
+  std::string names;
+  for (const MethodView& m : view.methods) names += (names.empty() ? "" : ", ") + m.name;
+  return Error{"no method '" + method + "' (the program has: " + (names.empty() ? "none" : names) +
+               ")"};
+}
+
 PlotDocument RenderPlot(const PlotInput& input) {
   const ProgramView& view = *input.view;
   const VerifiedPlan* plan = input.plan;

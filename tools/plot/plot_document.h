@@ -43,6 +43,10 @@ struct PlotDocument {
   MemoryCost cost;
 };
 
+/// An error naming the methods the program has when `method` (the one to
+/// draw alone) is not one of them; Ok for an empty `method` (draw all).
+Status CheckPlotMethod(const ProgramView& view, const std::string& method);
+
 PlotDocument RenderPlot(const PlotInput& input);
 
 /// Writes the picture as every file pteshare writes (new_file.h): built

@@ -82,7 +82,7 @@ Status OptionFlags::ReadInto(options::OptionSettings& settings) const {
 bool ShareFlags::empty() const {
   options::OptionSettings settings;
   (void)flags.ReadInto(settings);  // a bad --name is ToRequest's to report
-  return settings.share.names.empty() && !settings.share.share_auto;
+  return !settings.share.chooses_buffers();
 }
 
 Result<ShareRequest> ShareFlags::ToRequest() const {

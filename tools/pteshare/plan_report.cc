@@ -157,11 +157,10 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
   // line: a block each would say eight times that nothing changes.
   std::string constant_methods;
   for (const MethodPlan& m : plan.methods) {
-    if (!PlansNothing(view.methods[m.method_index])) continue;
-    constant_methods += (constant_methods.empty() ? "" : ", ") + m.name;
-  }
-  for (const MethodPlan& m : plan.methods) {
-    if (PlansNothing(view.methods[m.method_index])) continue;
+    if (PlansNothing(view.methods[m.method_index])) {
+      constant_methods += (constant_methods.empty() ? "" : ", ") + m.name;
+      continue;
+    }
     std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
                 m.moves.size());
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {

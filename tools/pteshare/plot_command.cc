@@ -27,13 +27,6 @@ struct PlotArgs {
   bool html = false;
 };
 
-/// "prefill, decode": what a user could have meant by --method.
-std::string MethodNames(const ProgramView& view) {
-  std::string names;
-  for (const MethodView& m : view.methods) names += (names.empty() ? "" : ", ") + m.name;
-  return names.empty() ? "none" : names;
-}
-
 int RunPlot(const PlotArgs& args) {
   Result<plot::PictureFormat> format = plot::PictureFormatOf(args.output, args.html);
   if (!format.ok()) {
@@ -43,9 +36,8 @@ int RunPlot(const PlotArgs& args) {
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const ProgramView& view = opened->view;
-  if (!args.method.empty() && view.method(args.method) == nullptr) {
-    PrintFileError(args.file, Error{"no method '" + args.method +
-                                    "' (the program has: " + MethodNames(view) + ")"});
+  if (Status method = plot::CheckPlotMethod(view, args.method); !method.ok()) {
+    PrintFileError(args.file, method.error());
     return kExitBadInput;
   }
 
