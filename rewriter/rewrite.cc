@@ -140,13 +140,16 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
   VerifiedPlan verified;
   if (!planned->plan.limit_misses.empty()) {
     verified.planned = std::move(planned).value();
-    return verified;
+    return verified;  // no saving: nothing fits
   }
   verified.violations = VerifyPlan(view, planned->shared, planned->plan);
   if (options.compare_layouts) {
     verified.layouts = CompareLayouts(view, share, options, *planned, verified.violations);
   }
   verified.planned = std::move(planned).value();
+  verified.saving = DescribeSaving(view, verified.planned,
+                                   PlanChangesProgram(verified.planned.plan),
+                                   share.chooses_buffers());
   return verified;
 }
 

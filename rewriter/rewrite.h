@@ -30,6 +30,7 @@
 #include "rewriter/open_program.h"
 #include "rewriter/patch/patcher.h"
 #include "rewriter/plan/planner.h"
+#include "rewriter/plan/saving.h"
 #include "rewriter/verify/layout_costs.h"
 #include "rewriter/verify/plan_verifier.h"
 
@@ -47,6 +48,9 @@ struct VerifiedPlan {
   std::vector<PlanViolation> violations;
   /// With PlanOptions::compare_layouts: both layouts' memory, front first.
   std::vector<LayoutCost> layouts{};
+  /// What the plan gives the user (saving.h): the first line of every
+  /// report. Unset (kUnchanged, zero bytes) when the plan does not fit.
+  PlanSaving saving{};
 
   bool verified() const { return violations.empty(); }
   /// False when the plan misses an --arena-limit (Plan::limit_misses); it

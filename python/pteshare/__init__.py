@@ -139,11 +139,25 @@ class RewriteResult(_Result):
         return self.report["output"]
 
     @property
+    def summary(self) -> str:
+        """The first line ``pteshare rewrite`` prints: the memory saved, or
+        why nothing could be shared (``report["saving"]`` has the numbers)."""
+        return str(self.report["saving"]["summary"])
+
+    @property
+    def outcome(self) -> str:
+        """"shared", "already_shared", "replanned" (nothing to share, the
+        arenas shrank) or "unchanged". With share_auto or share, anything
+        but the first two is what ``pteshare rewrite`` exits 3 for:
+        ``report["saving"]["nothing_to_share"]`` says why."""
+        return str(self.report["saving"]["outcome"])
+
+    @property
     def saved_bytes(self) -> int:
-        """Arena memory an application no longer allocates: a separate set of
-        arenas per method before, minus one set for every method after."""
-        total = self.report["plan"]["memory"]["total"]
-        return int(total["separate_before"]) - int(total["one_set_after"])
+        """Arena memory an application no longer allocates. When state is
+        shared: a separate set of arenas per method before, minus one set for
+        every method after; otherwise one set before minus one set after."""
+        return int(self.report["saving"]["saved_bytes"])
 
 
 class PlotResult(_Result):

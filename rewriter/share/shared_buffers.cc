@@ -171,19 +171,6 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
   return pairings;
 }
 
-// Methods with mutable state (named or unnamed), for the "nothing shared"
-// messages.
-std::vector<std::string> MethodsWithState(const ProgramView& view) {
-  std::vector<std::string> methods;
-  for (const MethodView& method : view.methods) {
-    if (std::any_of(method.tensors.begin(), method.tensors.end(),
-                    [](const TensorValue& t) { return t.is_mutable_buffer(); })) {
-      methods.push_back(method.name);
-    }
-  }
-  return methods;
-}
-
 std::string JoinWords(const std::vector<std::string>& words) {
   std::string text;
   for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
@@ -460,6 +447,17 @@ Status CheckNamingsUsed(const ProgramView& view, const std::vector<ValueNaming>&
 }
 
 }  // namespace
+
+std::vector<std::string> MethodsWithState(const ProgramView& view) {
+  std::vector<std::string> methods;
+  for (const MethodView& method : view.methods) {
+    if (std::any_of(method.tensors.begin(), method.tensors.end(),
+                    [](const TensorValue& t) { return t.is_mutable_buffer(); })) {
+      methods.push_back(method.name);
+    }
+  }
+  return methods;
+}
 
 std::string PairedStateName(size_t k, size_t count) {
   const size_t width = std::max<size_t>(3, std::to_string(count == 0 ? 0 : count - 1).size());

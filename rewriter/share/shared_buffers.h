@@ -105,6 +105,9 @@ struct SharedBufferSet {
   std::string nothing_to_share;
 };
 
+/// Methods with mutable state (named or unnamed), in program order.
+std::vector<std::string> MethodsWithState(const ProgramView& view);
+
 /// The name pairing gives the k-th of `count` paired buffers.
 std::string PairedStateName(size_t k, size_t count);
 

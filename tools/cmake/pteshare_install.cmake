@@ -94,7 +94,7 @@ if(TARGET pteshare_rewriter)
   set(_pteshare_rewriter_public_headers
     rewrite.h open_program.h base/result.h
     patch/byte_overwrite.h patch/patcher.h patch/tensor_name.h
-    plan/memory_cost.h plan/plan.h plan/planner.h
+    plan/memory_cost.h plan/plan.h plan/planner.h plan/saving.h
     program/bundle.h program/instruction_effects.h program/program_view.h
     program/pte_file.h program/pte_layout.h
     share/shared_buffers.h

@@ -11,7 +11,6 @@
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
-#include "tools/report/bundle_report.h"
 
 namespace pteshare::cli {
 namespace {
@@ -21,6 +20,8 @@ struct PlanArgs {
   ShareFlags share;
   PlanFlags planning;
   bool json = false;
+  bool summary = false;
+  bool verbose = false;
 };
 
 int RunPlan(const PlanArgs& args) {
@@ -30,9 +31,10 @@ int RunPlan(const PlanArgs& args) {
   if (!outcome.plan || !outcome.plan->fits()) return outcome.exit_status;
   if (args.json) {
     PrintJsonDocument(PlanJson(args.file, opened->file, opened->view, *outcome.plan));
+  } else if (args.summary) {
+    std::fputs(PlanHeadline(args.file, *outcome.plan).c_str(), stdout);
   } else {
-    std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
-    PrintPlanText(args.file, opened->view, *outcome.plan);
+    PrintPlanText(args.file, opened->file, opened->view, *outcome.plan, args.verbose);
   }
   return outcome.exit_status;
 }
@@ -56,6 +58,10 @@ void AddPlan(CLI::App& app, int& exit_status) {
   args->planning.compare_strategies = true;
   args->planning.compare_layouts = true;
   cmd->add_flag("--json", args->json, "Print the plan as JSON (shape in the README)");
+  cmd->add_flag("--summary", args->summary,
+                "Print only the first line: the memory saved, or why nothing can be shared");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "List every pair, slot and shared buffer (the first 4 of each otherwise)");
   cmd->callback([args, &exit_status] { exit_status = RunPlan(*args); });
 }
 

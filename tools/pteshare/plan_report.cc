@@ -1,10 +1,15 @@
 #include "tools/pteshare/plan_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "rewriter/plan/state_arena.h"
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/output.h"
+#include "tools/report/bundle_report.h"
+#include "tools/report/numbers.h"
+#include "tools/report/runtime_terms.h"
+#include "tools/report/saving_text.h"
 
 namespace pteshare::cli {
 namespace {
@@ -71,11 +76,6 @@ std::string LayoutCostText(const ProgramView& view, const VerifiedPlan& verified
 }
 }  // namespace
 
-Error NothingToShare(const Plan& plan, const PlanOptions& options) {
-  return Error{"nothing to share: " + plan.nothing_to_share +
-               (options.strategy == Strategy::kRelocate ? "" : "; the arenas are only replanned")};
-}
-
 PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
                            const ShareFlags& share, const PlanFlags& planning) {
   PlanOutcome outcome;
@@ -98,8 +98,9 @@ PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
     outcome.plan = std::move(verified).value();
     return outcome;
   }
-  const Plan& plan = verified->planned.plan;
-  if (!plan.nothing_to_share.empty()) PrintFileError(file, NothingToShare(plan, *options));
+  // Why nothing is shared is the first line of the report (saving_text.h),
+  // and the exit status says it to a script.
+  outcome.exit_status = ExitStatusFor(verified->saving);
   if (!verified->verified()) {
     for (const PlanViolation& v : verified->violations) {
       PrintFileError(file, Error{"plan violates " + InvariantName(v.invariant) + ": " + v.message});
@@ -125,17 +126,36 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
   return lines;
 }
 
-void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified) {
+std::string CappedLines(const std::vector<std::string>& lines, const std::string& indent,
+                        bool verbose) {
+  const size_t shown = verbose ? lines.size() : std::min<size_t>(lines.size(), kLinesShown);
+  std::string text;
+  for (size_t i = 0; i < shown; ++i) text += indent + lines[i] + "\n";
+  if (shown < lines.size()) {
+    text += indent + "... and " + Grouped(lines.size() - shown) + " more (all with -v)\n";
+  }
+  return text;
+}
+
+std::string PlanHeadline(const std::string& file, const VerifiedPlan& verified) {
+  return file + ": " + SavingLine(verified.saving) + "\n";
+}
+
+void PrintPlanText(const std::string& file, const PteFile& pte, const ProgramView& view,
+                   const VerifiedPlan& verified, bool verbose) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
-  std::printf("%s: plan (strategy %s, layout %s, alignment %llu)\n", file.c_str(),
-              StrategyName(plan.strategy), LayoutName(plan.layout),
-              static_cast<unsigned long long>(plan.alignment));
+  const bool several = verified.saving.planning_methods.size() > 1;
+  std::fputs(PlanHeadline(file, verified).c_str(), stdout);
+  std::fputs(BundleLine(file, pte).c_str(), stdout);
+  std::printf("  plan: strategy %s, layout %s, alignment %s\n", StrategyName(plan.strategy),
+              LayoutName(plan.layout), Grouped(plan.alignment).c_str());
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
-    std::printf("  paired %zu unnamed mutable buffer%s by position (--share-auto):\n", pairs.size(),
-                pairs.size() == 1 ? "" : "s");
-    for (const std::string& pair : pairs) std::printf("    %s\n", pair.c_str());
+    std::printf("  paired %s unnamed mutable buffer%s by position (--share-auto; the names are "
+                "positions, not the exporter's):\n",
+                Grouped(pairs.size()).c_str(), pairs.size() == 1 ? "" : "s");
+    std::fputs(CappedLines(pairs, "    ", verbose).c_str(), stdout);
   }
   for (const FrontRegion& f : plan.fronts) {
     if (f.state_arena) {
@@ -148,10 +168,14 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
       std::printf("  front region of arena %u: [0, %s) bytes, %s\n", f.memory_id,
                   Grouped(f.size).c_str(), SlotCounts(f).c_str());
     }
+    std::vector<std::string> slots;
     for (const FrontSlot& s : f.slots) {
-      std::printf("    %-48s offset %s, %s bytes\n", s.name.c_str(), Grouped(s.offset).c_str(),
-                  Grouped(s.nbytes).c_str());
+      char line[512];
+      std::snprintf(line, sizeof line, "%-48s offset %s, %s bytes", s.name.c_str(),
+                    Grouped(s.offset).c_str(), Grouped(s.nbytes).c_str());
+      slots.push_back(line);
     }
+    std::fputs(CappedLines(slots, "    ", verbose).c_str(), stdout);
   }
   // Methods that plan nothing (the exporter's constant methods) in one
   // line: a block each would say eight times that nothing changes.
@@ -161,8 +185,8 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
       constant_methods += (constant_methods.empty() ? "" : ", ") + m.name;
       continue;
     }
-    std::printf("\n  method %s: %zu of %zu planned tensors move\n", m.name.c_str(), m.moved_count(),
-                m.moves.size());
+    std::printf("\n  method %s: %s of %s planned tensors move\n", m.name.c_str(),
+                Grouped(m.moved_count()).c_str(), Grouped(m.moves.size()).c_str());
     for (size_t i = 0; i < m.arena_sizes_after.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
       const FrontRegion* f = plan.front(id);
@@ -180,24 +204,34 @@ void PrintPlanText(const std::string& file, const ProgramView& view, const Verif
           f ? ((f->state_arena ? ", state arena " : ", front ") + Grouped(f->size)).c_str() : "",
           StrategySizes(m, i).c_str());
     }
+    std::vector<std::string> buffers;
     for (const SharedBuffer& b : shared.buffers) {
+      char line[512];
       const auto& value = b.value_in_method[m.method_index];
       if (!value) {
-        std::printf("    %-48s (not in this method; its slot stays reserved)\n", b.name.c_str());
+        std::snprintf(line, sizeof line, "%-48s (not in this method; its slot stays reserved)",
+                      b.name.c_str());
+        buffers.push_back(line);
         continue;
       }
       if (const TensorMove* move = m.Find(*value)) {
-        std::printf("    %-48s value %u: offset %s -> %s%s\n", b.name.c_str(), *value,
-                    Grouped(move->before.offset).c_str(), Grouped(move->after.offset).c_str(),
-                    b.private_state ? " (private state, a slot of its own)" : "");
+        std::snprintf(line, sizeof line, "%-48s value %u: offset %s -> %s%s", b.name.c_str(),
+                      *value, Grouped(move->before.offset).c_str(),
+                      Grouped(move->after.offset).c_str(),
+                      b.private_state ? " (private state, a slot of its own)" : "");
+        buffers.push_back(line);
       }
     }
+    std::fputs(CappedLines(buffers, "    ", verbose).c_str(), stdout);
   }
   if (!constant_methods.empty()) {
     std::printf("\n  methods that plan nothing (unchanged): %s\n", constant_methods.c_str());
   }
   std::printf("\n%s", MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts).c_str());
-  if (!verified.layouts.empty()) std::printf("\n%s", LayoutCostText(view, verified, "  ").c_str());
+  if (!plan.methods.empty()) std::printf("\n%s", RuntimeTermsText(view, plan, "  ").c_str());
+  if (several && !verified.layouts.empty()) {
+    std::printf("\n%s", LayoutCostText(view, verified, "  ").c_str());
+  }
   for (const std::string& w : plan.warnings) std::printf("\n  warning: %s", w.c_str());
   if (!plan.warnings.empty()) std::printf("\n");
   if (verified.verified()) {

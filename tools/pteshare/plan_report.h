@@ -28,18 +28,28 @@ struct PlanOutcome {
 };
 
 /// PlanAndVerify (rewrite.h) with the command's flags; prints input
-/// errors, arena-limit misses (exit 1, no plan), the nothing-to-share note
-/// and violations (exit 1, the plan kept for the report) on stderr naming
-/// `file`.
+/// errors, arena-limit misses (exit 1, no plan) and violations (exit 1,
+/// the plan kept for the report) on stderr naming `file`. Exit 3 when
+/// sharing was asked for and nothing can be shared (exit_codes.h).
 PlanOutcome PlanForCommand(const std::string& file, const ProgramView& view,
                            const ShareFlags& share, const PlanFlags& planning);
 
-/// "nothing to share: ..." for a plan that shares nothing (a note, not an
-/// error: replan goes on).
-Error NothingToShare(const Plan& plan, const PlanOptions& options);
+/// Lists longer than this show their first lines and "... and N more
+/// (all with -v)": a 512-layer model pairs 1,024 buffers.
+inline constexpr size_t kLinesShown = 4;
 
-/// Human-readable report of a plan.
-void PrintPlanText(const std::string& file, const ProgramView& view, const VerifiedPlan& verified);
+/// `lines`, each on its own line after `indent`, the first kLinesShown
+/// unless `verbose`.
+std::string CappedLines(const std::vector<std::string>& lines, const std::string& indent,
+                        bool verbose);
+
+/// "FILE: memory for one set of arenas: ...": the first line of `plan` and
+/// `rewrite`, and all of `--summary` (saving_text.h).
+std::string PlanHeadline(const std::string& file, const VerifiedPlan& verified);
+
+/// Human-readable report of a plan: the headline first, then the detail.
+void PrintPlanText(const std::string& file, const PteFile& pte, const ProgramView& view,
+                   const VerifiedPlan& verified, bool verbose);
 
 /// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
 /// --share-auto made of unnamed state.

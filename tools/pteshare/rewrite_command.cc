@@ -30,7 +30,10 @@
 #include "tools/pteshare/open_input.h"
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
+#include "tools/report/json_writer.h"
 #include "tools/report/rewrite_report.h"
+#include "tools/report/runtime_terms.h"
+#include "tools/report/saving_text.h"
 
 namespace pteshare::cli {
 namespace {
@@ -60,6 +63,7 @@ struct FileJob {
 struct JobResult {
   int exit_status = kExitOk;
   bool changed = false;
+  std::optional<PlanSaving> saving;  // set when the file was planned and written
   std::string stdout_text;
 };
 
@@ -68,12 +72,14 @@ std::string Target(const FileJob& job) {
   return job.in_place ? job.file + " (in place)" : job.file + " -> " + job.out;
 }
 
-// The one-line result, then what a user must know: the pairs made of
-// unnamed state, the memory, and the plan's warnings (as `plan` shows them).
-std::string Summary(const FileJob& job, const ProgramView& view, const PlanResult& input,
+// The answer first (saving_text.h), then what was done, the pairs made of
+// unnamed state, the memory in the runtime's terms, and the plan's
+// warnings (as `plan` shows them).
+std::string Summary(const FileJob& job, const ProgramView& view, const VerifiedPlan& verified,
                     const PatchSet& patch, bool verbose) {
-  const Plan& plan = input.plan;
-  if (patch.empty()) return Target(job) + ": already planned, no change\n";
+  const Plan& plan = verified.planned.plan;
+  std::string text = Target(job) + ": " + SavingLine(verified.saving) + "\n";
+  if (patch.empty()) return text;
   const size_t shared = SharedCount(plan, false), moved = MovedCount(plan);
   const size_t kept = SharedCount(plan, true);
   std::string segments = patch.segments_move()
@@ -81,30 +87,26 @@ std::string Summary(const FileJob& job, const ProgramView& view, const PlanResul
                              : "segments not moved";
   std::string what =
       shared == 0 ? "nothing shared, arenas replanned"
-                  : std::to_string(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
+                  : Grouped(shared) + " shared buffer" + (shared == 1 ? "" : "s") +
                         (plan.layout == Layout::kArena ? " in their own arena" : " front-packed") +
                         (kept == 0 ? ""
-                                   : " (and " + std::to_string(kept) + " private state buffer" +
+                                   : " (and " + Grouped(kept) + " private state buffer" +
                                          (kept == 1 ? "" : "s") + " in slots of their own)");
-  std::string text =
-      Target(job) + ": " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
-      " moved, " +
-      (patch.names_written > 0 ? Grouped(patch.names_written) + " name" +
-                                     (patch.names_written == 1 ? "" : "s") + " written, "
-                               : "") +
-      Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
-  const std::vector<std::string> pairs = PairingLines(view, input.shared);
+  text += "  done: " + what + ", " + Grouped(moved) + " tensor" + (moved == 1 ? "" : "s") +
+          " moved, " +
+          (patch.names_written > 0 ? Grouped(patch.names_written) + " name" +
+                                         (patch.names_written == 1 ? "" : "s") + " written, "
+                                   : "") +
+          Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
+  const std::vector<std::string> pairs = PairingLines(view, verified.planned.shared);
   if (!pairs.empty()) {
-    text += "  paired " + std::to_string(pairs.size()) + " unnamed mutable buffer" +
-            (pairs.size() == 1 ? "" : "s") + " by position:\n";
-    const size_t shown = verbose ? pairs.size() : std::min<size_t>(pairs.size(), 4);
-    for (size_t i = 0; i < shown; ++i) text += "    " + pairs[i] + "\n";
-    if (shown < pairs.size()) {
-      text += "    ... and " + std::to_string(pairs.size() - shown) +
-              " more (all with -v, or `pteshare plan`)\n";
-    }
+    text += "  paired " + Grouped(pairs.size()) + " unnamed mutable buffer" +
+            (pairs.size() == 1 ? "" : "s") +
+            " by position (the names are positions, not the exporter's):\n";
+    text += CappedLines(pairs, "    ", verbose);
   }
   text += MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts);
+  text += RuntimeTermsText(view, plan, "  ");
   for (const std::string& w : plan.warnings) text += "  warning: " + w + "\n";
   return text;
 }
@@ -162,17 +164,16 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
     const bool about_output = outcome.error().kind == ErrorKind::kIo && !job.in_place;
     return Failed(args, about_output ? job.out : job.file, outcome.error());
   }
-  if (!outcome->plan.planned.plan.nothing_to_share.empty()) {
-    PrintFileError(job.file, NothingToShare(outcome->plan.planned.plan, request.options));
-  }
   JobResult result;
   result.changed = outcome->changed();
+  result.saving = outcome->plan.saving;
+  result.exit_status = ExitStatusFor(outcome->plan.saving);
   const ProgramView& view = outcome->program.view;
   const std::optional<BundleInfo>& bundle = outcome->program.file.bundle();
   result.stdout_text =
       args.json
           ? RewriteJson(job.file, job.in_place ? std::string() : job.out, job.in_place, *outcome)
-          : Summary(job, view, outcome->plan.planned, outcome->patch, args.verbose) +
+          : Summary(job, view, outcome->plan, outcome->patch, args.verbose) +
                 (bundle ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
                         : std::string());
   if (args.verbose) {
@@ -259,33 +260,39 @@ int RunRewrite(const RewriteArgs& args) {
   for (std::thread& t : threads) t.join();
 
   int exit_status = kExitOk;
-  size_t changed = 0, unchanged = 0, failed = 0;
-  // With --json: one document per input (an error document for a failed
-  // one), several as one array, in input order.
-  std::string json_text = jobs->size() > 1 ? "[\n" : "";
-  bool first_json = true;
+  size_t failed = 0;
+  SavingTotals totals;
   for (const JobResult& r : results) {
-    exit_status = std::max(exit_status, r.exit_status);
-    if (r.exit_status != kExitOk) {
-      ++failed;
+    exit_status = WorseExitStatus(exit_status, r.exit_status);
+    if (r.saving) {
+      totals.Add(*r.saving);
     } else {
-      (r.changed ? changed : unchanged) += 1;
+      ++failed;
     }
-    if (!args.json) {
-      std::fputs(r.stdout_text.c_str(), stdout);
-      continue;
-    }
-    if (r.stdout_text.empty()) continue;
-    if (!first_json) json_text += ",\n";
-    first_json = false;
-    json_text += r.stdout_text;
   }
-  if (jobs->size() > 1) json_text += "]\n";
-  if (args.json && !first_json) PrintJsonDocument(json_text);
-  if (jobs->size() > 1 && !args.json) {
-    std::printf("%zu files: %zu rewritten, %zu already planned, %zu failed\n", jobs->size(),
-                changed, unchanged, failed);
+  const bool batch = jobs->size() > 1;
+  if (!args.json) {
+    // The batch's answer first, then each file's in input order.
+    if (batch) std::printf("%s\n", TotalsLine(totals, jobs->size(), failed).c_str());
+    for (const JobResult& r : results) std::fputs(r.stdout_text.c_str(), stdout);
+    return exit_status;
   }
+  // With --json: one document for one input; for several, one object with
+  // the totals and a document per input (an error document for a failed
+  // one), in input order.
+  if (!batch) {
+    if (!results[0].stdout_text.empty()) PrintJsonDocument(results[0].stdout_text);
+    return exit_status;
+  }
+  JsonWriter json;
+  BeginJsonDocument(json);
+  WriteTotalsJson(json, totals, jobs->size(), failed);
+  json.Key("files").BeginArray();
+  for (const JobResult& r : results) {
+    if (!r.stdout_text.empty()) json.Document(r.stdout_text);
+  }
+  json.EndArray().EndObject();
+  PrintJsonDocument(json.str());
   return exit_status;
 }
 

@@ -10,8 +10,9 @@
 namespace pteshare::cli {
 
 /// The shape of every --json document. Raised when a key changes meaning or
-/// goes away (new keys do not raise it).
-inline constexpr uint64_t kJsonFormatVersion = 1;
+/// goes away (new keys do not raise it). 2: a batch rewrite's --json is one
+/// object, {"totals", "files": [a document per input]}, not an array.
+inline constexpr uint64_t kJsonFormatVersion = 2;
 
 /// Opens a document's top-level object: `{"format_version": N`.
 void BeginJsonDocument(JsonWriter& json);

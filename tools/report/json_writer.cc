@@ -57,6 +57,18 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
   return *this;
 }
 
+JsonWriter& JsonWriter::Document(std::string_view document) {
+  BeforeValue();
+  while (!document.empty() && document.back() == '\n') document.remove_suffix(1);
+  // A document's own lines are indented from column 0: shift them to here.
+  const std::string indent(2 * has_element_.size(), ' ');
+  for (char c : document) {
+    out_ += c;
+    if (c == '\n') out_ += indent;
+  }
+  return *this;
+}
+
 JsonWriter& JsonWriter::String(std::string_view value) {
   BeforeValue();
   WriteQuoted(value);

@@ -27,6 +27,9 @@ class JsonWriter {
   JsonWriter& Double(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  /// A whole document another JsonWriter made, as this value (indented to
+  /// its depth; its final newline dropped).
+  JsonWriter& Document(std::string_view document);
 
   // Key + value in one call.
   JsonWriter& Field(std::string_view key, std::string_view value) { return Key(key).String(value); }

@@ -3,6 +3,8 @@
 #include "tools/report/bundle_report.h"
 #include "tools/report/document.h"
 #include "tools/report/numbers.h"
+#include "tools/report/runtime_terms.h"
+#include "tools/report/saving_text.h"
 
 namespace pteshare::cli {
 namespace {
@@ -61,6 +63,7 @@ void WriteMemoryJson(JsonWriter& json, const MemoryCost& cost) {
 void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan& verified) {
   const Plan& plan = verified.planned.plan;
   const SharedBufferSet& shared = verified.planned.shared;
+  WriteSavingJson(json, verified.saving);
   json.Field("strategy", StrategyName(plan.strategy))
       .Field("layout", LayoutName(plan.layout))
       .Field("alignment", plan.alignment);
@@ -154,6 +157,7 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
   }
   json.EndArray();
   WriteMemoryJson(json, ComputeMemoryCost(plan));
+  WriteRuntimeTermsJson(json, view, plan);
   WriteLayoutCostsJson(json, verified);
   json.Key("warnings").BeginArray();
   for (const std::string& w : plan.warnings) json.String(w);

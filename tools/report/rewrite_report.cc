@@ -5,6 +5,7 @@
 #include "tools/report/document.h"
 #include "tools/report/json_writer.h"
 #include "tools/report/plan_json.h"
+#include "tools/report/saving_text.h"
 
 namespace pteshare::cli {
 
@@ -38,6 +39,7 @@ std::string RewriteJson(const std::string& file, const std::string& output, bool
   } else {
     json.String(output);
   }
+  WriteSavingJson(json, outcome.plan.saving);
   json.Field("in_place", in_place)
       .Field("changed", !patch.empty())
       .Field("shared_buffers", static_cast<uint64_t>(SharedCount(plan, false)))

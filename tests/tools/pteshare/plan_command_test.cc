@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "rewriter/open_program.h"
 #include "tests/test_support.h"
@@ -135,7 +136,7 @@ TEST(PlanCommand, AlignmentBelowTheInputsIsRefusedWhereATensorWouldLoseIt) {
   CommandOutput relocate = RunTool(
       "pteshare", {"plan", file, "--share-auto", "--alignment", "16", "--strategy", "relocate"});
   EXPECT_EQ(relocate.exit_status, 0) << relocate.err;
-  EXPECT_TRUE(Contains(relocate.out, "alignment 16)")) << relocate.out;
+  EXPECT_TRUE(Contains(relocate.out, "  plan: strategy relocate, layout front, alignment 16\n")) << relocate.out;
 }
 
 // The rule is judged per moved tensor, so the same options on the rewritten
@@ -170,7 +171,7 @@ TEST(PlanCommand, ShowsLowerBoundAndWhatEachStrategyGivesPerArena) {
   std::string file = Synth(dir, "llm.pte", {});
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
-  EXPECT_TRUE(Contains(out.out, "plan (strategy best, layout front, alignment 256)")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "  plan: strategy best, layout front, alignment 256\n")) << out.out;
   EXPECT_TRUE(Contains(out.out,
                        "arena 1 CPU     459,264 -> 442,880 bytes (-16,384), front 131,072; LB "
                        "442,880, relocate 459,264, replan 442,880 -> replan"))
@@ -251,7 +252,7 @@ TEST(PlanCommand, ShowsTheMemoryOfOneSharedSetOfArenasAndOfSeparateSets) {
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
   ASSERT_EQ(out.exit_status, 0) << out.err;
   // Per arena: one set = the largest method, separate sets = the sum.
-  EXPECT_TRUE(Contains(out.out, "\"format_version\": 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"format_version\": 2")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"one_set_before\": 590336")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"separate_before\": 890128")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"one_set_after\": 573952")) << out.out;
@@ -265,7 +266,7 @@ TEST(PlanCommand, JsonFailureIsAJsonDocumentWithTheErrorAndExitStatus) {
   std::string file = Synth(dir, "llm.pte", {});
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share", "nope", "--json"});
   EXPECT_EQ(out.exit_status, 2);
-  EXPECT_TRUE(Contains(out.out, "\"format_version\": 1")) << out.out;
+  EXPECT_TRUE(Contains(out.out, "\"format_version\": 2")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"error\": {")) << out.out;
   EXPECT_TRUE(Contains(out.out, "is not the name of a tensor in any method")) << out.out;
   EXPECT_TRUE(Contains(out.out, "\"exit_status\": 2")) << out.out;
@@ -298,13 +299,70 @@ TEST(PlanCommand, OptionsThatWouldBeIgnoredAreErrors) {
   EXPECT_TRUE(Contains(range.err, "method decode has ")) << range.err;
 }
 
-TEST(PlanCommand, StateInOneMethodOnlySaysNothingToShareAndStillReplans) {
+// Asked to share, a one-method program says why it cannot on its first
+// line and exits 3 (not 0, "done"), and the arenas are still replanned.
+TEST(PlanCommand, OneMethodSaysNothingToShareExitsThreeAndStillReplans) {
   TempDir dir;
   std::string file = (dir / "cnn.pte").string();
   ASSERT_EQ(RunTool("pte-synth", {"cnn", "-o", file}).exit_status, 0);
   CommandOutput out = RunTool("pteshare", {"plan", file, "--share-auto"});
-  ASSERT_EQ(out.exit_status, 0) << out.err;
-  EXPECT_TRUE(Contains(out.err, "nothing to share: no method has mutable state")) << out.err;
+  EXPECT_EQ(out.exit_status, 3) << out.err;
+  EXPECT_EQ(out.err, "");
+  EXPECT_TRUE(out.out.starts_with(file +
+                                  ": nothing to share: the program runs one method (forward), "
+                                  "so there is no other method to share with; replanned, "
+                                  "memory for the arenas: "))
+      << out.out;
+  EXPECT_TRUE(Contains(out.out, "\n  method forward: ")) << out.out;
+  // Not asked to share, the same program is "done": exit 0.
+  CommandOutput replan = RunTool("pteshare", {"plan", file});
+  EXPECT_EQ(replan.exit_status, 0) << replan.err;
+  EXPECT_EQ(replan.out.substr(0, replan.out.find('\n')), out.out.substr(0, out.out.find('\n')));
+}
+
+// The first line's numbers are the JSON's, and they are the memory totals:
+// separate sets before against one set after where state is shared, one
+// set against one set where it is only replanned.
+TEST(PlanCommand, FirstLineIsTheSavingAndJsonHasTheSameNumbers) {
+  TempDir dir;
+  const std::string llm = Synth(dir, "llm.pte", {"--layers", "3"});
+  const std::string cnn = (dir / "cnn.pte").string();
+  ASSERT_EQ(RunTool("pte-synth", {"cnn", "-o", cnn}).exit_status, 0);
+  for (const std::string& file : {llm, cnn}) {
+    SCOPED_TRACE(file);
+    CommandOutput text = RunTool("pteshare", {"plan", file, "--share-auto"});
+    CommandOutput summary = RunTool("pteshare", {"plan", file, "--share-auto", "--summary"});
+    CommandOutput json = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
+    EXPECT_EQ(summary.exit_status, text.exit_status);
+    EXPECT_EQ(summary.out, text.out.substr(0, text.out.find('\n') + 1));
+    std::smatch numbers;
+    ASSERT_TRUE(std::regex_search(summary.out, numbers,
+                                  std::regex("\\(([-+][0-9.]+)%; ([0-9,]+) vs ([0-9,]+) bytes\\)")))
+        << summary.out;
+    auto plain = [](std::string grouped) {
+      grouped.erase(std::remove(grouped.begin(), grouped.end(), ','), grouped.end());
+      return grouped;
+    };
+    auto field = [&](const std::string& key) {
+      std::smatch m;
+      EXPECT_TRUE(std::regex_search(json.out, m, std::regex("\"" + key + "\": ([0-9]+)")))
+          << key;
+      return m.size() > 1 ? m[1].str() : std::string();
+    };
+    EXPECT_EQ(plain(numbers[2]), field("after_bytes"));
+    EXPECT_EQ(plain(numbers[3]), field("before_bytes"));
+    const bool shares = file == llm;
+    EXPECT_EQ(Contains(json.out, "\"outcome\": \"shared\""), shares) << json.out;
+    // The memory totals are the last "total" object's fields.
+    const std::string total = json.out.substr(json.out.find("\"total\": {"));
+    std::smatch before, after;
+    ASSERT_TRUE(std::regex_search(
+        total, before,
+        std::regex(shares ? "\"separate_before\": ([0-9]+)" : "\"one_set_before\": ([0-9]+)")));
+    ASSERT_TRUE(std::regex_search(total, after, std::regex("\"one_set_after\": ([0-9]+)")));
+    EXPECT_EQ(before[1].str(), field("before_bytes"));
+    EXPECT_EQ(after[1].str(), field("after_bytes"));
+  }
 }
 
 // F14: a miss in several methods was one line per method; an error is one
