@@ -107,7 +107,7 @@ class PteshareTest(unittest.TestCase):
         cli_out = self.dir / ("cli-" + path.name)
         status, stdout, stderr = cli("rewrite", path, "-o", cli_out, "--json", *flags(**options))
         data = path.read_bytes()
-        if status != 0:  # refused: the same class of error, the same message
+        if status not in (0, 3):  # refused: the same class of error, the same message
             error = pteshare.BadInputError if status == 2 else pteshare.NoValidPlanError
             with self.assertRaises(error) as raised:
                 pteshare.rewrite(data, **options)
@@ -119,6 +119,9 @@ class PteshareTest(unittest.TestCase):
         self.assertEqual(result.data, cli_out.read_bytes())
         self.assertEqual(result.report, dict(expected, file=None, output=None, in_place=False))
         self.assertEqual(result.changed, expected["changed"])
+        # 3: asked to share, nothing could be; the module says it in .outcome.
+        self.assertEqual(status == 3, options.get("share_auto", False) and
+                         result.outcome not in ("shared", "already_shared"))
         module_out = self.dir / ("module-" + path.name)
         on_disk = pteshare.rewrite(str(path), output=module_out, **options)
         self.assertIsNone(on_disk.data)
@@ -399,6 +402,13 @@ class PteshareTest(unittest.TestCase):
         saved = expected.report["plan"]["memory"]["total"]
         self.assertEqual(expected.saved_bytes, saved["separate_before"] - saved["one_set_after"])
         self.assertGreater(expected.saved_bytes, 0)
+        # The answer the CLI prints first, with the same numbers.
+        self.assertEqual(expected.outcome, "shared")
+        code, out, _ = cli("rewrite", self.llm, "--share-auto", "-o", self.dir / "summary.pte")
+        self.assertEqual(code, 0)
+        self.assertEqual(out.splitlines()[0].split(": ", 1)[1], expected.summary)
+        self.assertEqual(expected.report["saving"]["before_bytes"] -
+                         expected.report["saving"]["after_bytes"], expected.saved_bytes)
 
         class ProgramManager:  # what to_executorch() returns, as far as pteshare looks
             buffer = data

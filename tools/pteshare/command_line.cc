@@ -41,7 +41,8 @@ int RunCommandLine(int argc, const char* const* argv) {
       "state (KV caches and other named buffers) at identical arena offsets, without\n"
       "re-exporting the model, and check that the sharing holds.\n\n"
       "Exit status: 0 done; 1 a check failed or no valid plan exists; 2 bad usage or\n"
-      "unreadable / invalid input.",
+      "unreadable / invalid input; 3 sharing was asked for but the program has nothing\n"
+      "pteshare can share (the first line says why).",
       "pteshare"};
   app.set_version_flag("--version", std::string("pteshare ") + PTESHARE_VERSION);
   app.require_subcommand(1);

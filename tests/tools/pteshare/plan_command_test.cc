@@ -402,5 +402,43 @@ TEST(PlanCommand, NumbersAreParsedStrictlyAndEchoedAsTyped) {
   EXPECT_TRUE(Contains(not_power.err, "--alignment 12 is not a power of two")) << not_power.err;
 }
 
+// Every real program: `plan --share-auto` starts with the saving or why
+// there is none, that line is all of --summary and the JSON's "summary",
+// the exit status is 3 exactly when nothing can be shared, and a program
+// whose methods call a delegate names its backend on that line.
+TEST(PlanCommand, EveryCorpusProgramsFirstLineIsTheSavingOrWhyNone) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  size_t planned = 0, delegates = 0;
+  for (const test_support::ManifestRow& row : test_support::CorpusManifest()) {
+    if (row.identifier != "ET12" && row.identifier != "BP08") continue;
+    const std::string file = test_support::CorpusPath(row).string();
+    SCOPED_TRACE(file);
+    CommandOutput summary = RunTool("pteshare", {"plan", file, "--share-auto", "--summary"});
+    CommandOutput json = RunTool("pteshare", {"plan", file, "--share-auto", "--json"});
+    ++planned;
+    EXPECT_EQ(summary.err, "");
+    EXPECT_EQ(std::count(summary.out.begin(), summary.out.end(), '\n'), 1) << summary.out;
+    std::smatch line, outcome;
+    ASSERT_TRUE(std::regex_search(json.out, line, std::regex("\"summary\": \"([^\"]*)\"")));
+    EXPECT_EQ(summary.out, file + ": " + line[1].str() + "\n");
+    ASSERT_TRUE(std::regex_search(json.out, outcome, std::regex("\"outcome\": \"([a-z_]+)\"")));
+    const bool shares = outcome[1] == "shared" || outcome[1] == "already_shared";
+    EXPECT_EQ(summary.exit_status, shares ? 0 : 3);
+    EXPECT_EQ(json.exit_status, summary.exit_status);
+    std::smatch backend;
+    const std::string delegates_json = json.out.substr(json.out.find("\"delegates\": ["));
+    if (std::regex_search(delegates_json, backend, std::regex("\"backend\": \"([^\"]+)\""))) {
+      ++delegates;
+      EXPECT_TRUE(Contains(summary.out, backend[1].str() + " (in ")) << summary.out;
+    }
+  }
+  size_t bundles = 0;
+  for (const test_support::ManifestRow& row : test_support::CorpusManifest())
+    bundles += row.identifier == "BP08";
+  EXPECT_EQ(planned, test_support::CorpusManifestTotals().programs + bundles);
+  EXPECT_GT(delegates, 0u);
+}
+
 }  // namespace
 }  // namespace pteshare

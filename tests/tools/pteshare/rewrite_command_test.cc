@@ -309,6 +309,63 @@ TEST(RewriteCommand, SeveralInputsGoToAFolderAndOneFailureDoesNotStopTheOthers) 
             test_support::ReadFileBytes(single));
 }
 
+// A batch's first line and its JSON totals add up its files' own numbers,
+// and a file with nothing to share makes the batch exit 3, not 0.
+TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) {
+  test_support::TempDir dir;
+  const std::string a = (dir / "a.pte").string(), b = (dir / "b.pte").string();
+  const std::string cnn = (dir / "cnn.pte").string();
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "--layers", "3", "-o", b}).exit_status, 0);
+  ASSERT_EQ(test_support::RunTool("pte-synth", {"cnn", "-o", cnn}).exit_status, 0);
+  const std::vector<std::string> args = {"rewrite", a, b, cnn, "--share-auto", "-o",
+                                         (dir / "out").string()};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  test_support::CommandOutput json = test_support::RunTool("pteshare", json_args);
+  EXPECT_EQ(json.exit_status, 3) << json.err;
+  auto number = [](const std::string& text, const std::string& key) {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(text, m, std::regex("\"" + key + "\": ([0-9]+)"))) << key;
+    return m.size() > 1 ? std::stoull(m[1].str()) : 0ull;
+  };
+  // The totals, then one document per file (its first "saving" is its own).
+  std::vector<std::string> parts;
+  for (size_t at = json.out.find("\"format_version\""), next; at != std::string::npos;
+       at = next) {
+    next = json.out.find("\"format_version\"", at + 1);
+    parts.push_back(json.out.substr(at, next == std::string::npos ? next : next - at));
+  }
+  ASSERT_EQ(parts.size(), 4u) << json.out;
+  uint64_t before = 0, after = 0;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    before += number(parts[i], "before_bytes");
+    after += number(parts[i], "after_bytes");
+  }
+  EXPECT_EQ(number(parts[0], "before_bytes"), before);
+  EXPECT_EQ(number(parts[0], "after_bytes"), after);
+  EXPECT_EQ(number(parts[0], "shared"), 2u);
+  EXPECT_EQ(number(parts[0], "replanned") + number(parts[0], "unchanged"), 1u);
+
+  std::filesystem::remove_all(dir / "out");
+  test_support::CommandOutput text = test_support::RunTool("pteshare", args);
+  EXPECT_EQ(text.exit_status, 3);
+  auto grouped = [](uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  };
+  const std::string first = text.out.substr(0, text.out.find('\n'));
+  EXPECT_TRUE(first.starts_with("3 files: memory ")) << first;
+  EXPECT_TRUE(Has(first, grouped(after) + " vs " + grouped(before) + " bytes over 3 planned); 2 "
+                                                                        "share state, 1 nothing "
+                                                                        "to share"))
+      << first;
+}
+
 TEST(RewriteCommand, SameFileTwiceInOneBatchIsRefused) {
   test_support::TempDir dir;
   std::string a = (dir / "a.pte").string();
