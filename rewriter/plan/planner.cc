@@ -112,6 +112,22 @@ std::vector<std::string> Warnings(const ProgramView& view, const SharedBufferSet
                        loader::kModuleSharesArenasOneAndTwo +
                        "; bind this arena to the same memory in every method yourself");
   }
+  // Module refuses a method with any arena off the CPU, even where the
+  // shared buffers are on the CPU: said once, in every layout.
+  if (device_arena.empty() && !shared.buffers.empty()) {
+    for (const MethodView& method : view.methods) {
+      auto off_cpu = std::find_if(method.arenas.begin(), method.arenas.end(),
+                                  [](const Arena& a) { return a.device != DeviceType::kCpu; });
+      if (off_cpu == method.arenas.end()) continue;
+      warnings.push_back("method " + method.name + " has arena " +
+                         std::to_string(off_cpu->memory_id) + " on " +
+                         DeviceText(off_cpu->device, off_cpu->device_index) +
+                         ": ExecuTorch's Module(share_memory_arenas=true) refuses methods with "
+                         "arenas off the CPU, so under it no method would share the buffers; "
+                         "bind every arena to the same memory in every method yourself");
+      break;
+    }
+  }
   return warnings;
 }
 

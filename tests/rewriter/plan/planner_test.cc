@@ -175,5 +175,32 @@ TEST(Planner, AStateArenaWithNothingToShareIsRefusedRatherThanReportedDone) {
   EXPECT_TRUE(Contains(error, "--layout front replans the arenas without sharing")) << error;
 }
 
+// Shared state on the CPU is still not shared by Module where a method has
+// an arena off the CPU (Module refuses such methods): one warning, in both
+// layouts.
+TEST(Planner, ADeviceArenaAnywhereWarnsThatModuleWillNotShare) {
+  std::vector<synth::FixedMethod> methods = test_support::TwoMethodsSharingKV();
+  methods[1].tensors.push_back({32, 2, 0});
+  methods[1].devices = {synth::ArenaDevice{2, synth::DeviceType::CUDA, 0}};
+  auto p = test_support::Load(methods);
+  ASSERT_TRUE(p);
+  for (Layout layout : {Layout::kFront, Layout::kArena}) {
+    SCOPED_TRACE(LayoutName(layout));
+    PlanOptions options = WithStrategy(Strategy::kReplan, 16);
+    options.layout = layout;
+    options.own_loader = true;  // the state arena is arena 3, which Module does not share
+    Result<PlanResult> made = MakePlan(p->view, test_support::ShareNames({"k", "v"}), options);
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    const std::vector<std::string>& warnings = made->plan.warnings;
+    EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
+                            [](const std::string& w) {
+                              return w.starts_with("method decode has arena 2 on CUDA:0: ") &&
+                                     w.find("refuses methods with arenas off the CPU") !=
+                                         std::string::npos;
+                            }),
+              1);
+  }
+}
+
 }  // namespace
 }  // namespace pteshare
