@@ -48,6 +48,7 @@ struct RewriteArgs {
   PlanFlags planning;
   bool write_names = false;
   bool verbose = false;
+  bool summary = false;
   bool json = false;
 };
 
@@ -76,10 +77,10 @@ std::string Target(const FileJob& job) {
 // unnamed state, the memory in the runtime's terms, and the plan's
 // warnings (as `plan` shows them).
 std::string Summary(const FileJob& job, const ProgramView& view, const VerifiedPlan& verified,
-                    const PatchSet& patch, bool verbose) {
+                    const PatchSet& patch, const RewriteArgs& args) {
   const Plan& plan = verified.planned.plan;
   std::string text = Target(job) + ": " + SavingLine(verified.saving) + "\n";
-  if (patch.empty()) return text;
+  if (patch.empty() || args.summary) return text;
   const size_t shared = SharedCount(plan, false), moved = MovedCount(plan);
   const size_t kept = SharedCount(plan, true);
   std::string segments = patch.segments_move()
@@ -103,7 +104,7 @@ std::string Summary(const FileJob& job, const ProgramView& view, const VerifiedP
     text += "  paired " + Grouped(pairs.size()) + " unnamed mutable buffer" +
             (pairs.size() == 1 ? "" : "s") +
             " by position (the names are positions, not the exporter's):\n";
-    text += CappedLines(pairs, "    ", verbose);
+    text += CappedLines(pairs, "    ", args.verbose);
   }
   text += MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts);
   text += RuntimeTermsText(view, plan, "  ");
@@ -173,9 +174,10 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   result.stdout_text =
       args.json
           ? RewriteJson(job.file, job.in_place ? std::string() : job.out, job.in_place, *outcome)
-          : Summary(job, view, outcome->plan, outcome->patch, args.verbose) +
-                (bundle ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
-                        : std::string());
+          : Summary(job, view, outcome->plan, outcome->patch, args) +
+                (bundle && !args.summary
+                     ? BundleSummary(*bundle, outcome->patch, outcome->bundle_size_after)
+                     : std::string());
   if (args.verbose) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -340,6 +342,9 @@ void AddRewrite(CLI::App& app, int& exit_status) {
       ->type_name("N")
       ->check(UnsignedInteger(UINT32_MAX));
   cmd->add_flag("-v,--verbose", args->verbose, "Say each step and the time taken on stderr");
+  cmd->add_flag("--summary", args->summary,
+                "Print only each file's first line (the memory saved, or why nothing can be "
+                "shared) and, for several files, the totals line");
   cmd->add_flag("--json", args->json, "Print what was done, with the plan, as JSON");
   cmd->callback([args, &exit_status] { exit_status = RunRewrite(*args); });
 }

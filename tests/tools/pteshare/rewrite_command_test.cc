@@ -360,6 +360,19 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
   };
   const std::string first = text.out.substr(0, text.out.find('\n'));
   EXPECT_TRUE(first.starts_with("3 files: memory ")) << first;
+  // --summary: the totals and each file's first line, nothing else.
+  std::filesystem::remove_all(dir / "out");
+  std::vector<std::string> summary_args = args;
+  summary_args.push_back("--summary");
+  test_support::CommandOutput summary = test_support::RunTool("pteshare", summary_args);
+  EXPECT_EQ(summary.exit_status, 3);
+  std::string expected = first + "\n";
+  for (const std::string& file : {a, b, cnn}) {
+    const size_t at = text.out.find(file + " -> ");
+    ASSERT_NE(at, std::string::npos) << text.out;
+    expected += text.out.substr(at, text.out.find('\n', at) + 1 - at);
+  }
+  EXPECT_EQ(summary.out, expected);
   EXPECT_TRUE(Has(first, grouped(after) + " vs " + grouped(before) + " bytes over 3 planned); 2 "
                                                                         "share state, 1 nothing "
                                                                         "to share"))
