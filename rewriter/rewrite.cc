@@ -147,9 +147,8 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
     verified.layouts = CompareLayouts(view, share, options, *planned, verified.violations);
   }
   verified.planned = std::move(planned).value();
-  verified.saving = DescribeSaving(view, verified.planned,
-                                   PlanChangesProgram(verified.planned.plan),
-                                   share.chooses_buffers());
+  verified.saving = DescribeSaving(
+      view, verified.planned, PlanChangesProgram(verified.planned.plan), share.chooses_buffers());
   return verified;
 }
 

@@ -5,10 +5,8 @@
 #include "rewriter/plan/state_arena.h"
 
 namespace pteshare {
-namespace {
 
-// Every backend the methods call, in order of first use.
-std::vector<DelegateUse> DelegatesOf(const ProgramView& view) {
+std::vector<DelegateUse> DelegateUses(const ProgramView& view) {
   std::vector<DelegateUse> uses;
   for (const MethodView& method : view.methods) {
     for (const std::optional<std::string_view>& id : method.delegate_ids) {
@@ -23,6 +21,8 @@ std::vector<DelegateUse> DelegatesOf(const ProgramView& view) {
   }
   return uses;
 }
+
+namespace {
 
 // The most telling reason first: asking would not help a program that
 // runs one method or keeps its state where pteshare cannot reach it.
@@ -54,7 +54,7 @@ PlanSaving DescribeSaving(const ProgramView& view, const PlanResult& planned, bo
                           bool share_asked) {
   PlanSaving saving;
   saving.share_asked = share_asked;
-  saving.delegates = DelegatesOf(view);
+  saving.delegates = DelegateUses(view);
   for (const MethodView& method : view.methods) {
     if (!PlansNothing(method)) saving.planning_methods.push_back(method.name);
     if (!PlansNothing(method) || method.instruction_count > 0) {

@@ -92,6 +92,9 @@ struct PlanSaving {
   double change_percent() const;
 };
 
+/// Every backend the methods call, in order of first use.
+std::vector<DelegateUse> DelegateUses(const ProgramView& view);
+
 /// Whether the plan changes any placement or arena size of the program.
 bool PlanChangesProgram(const Plan& plan);
 

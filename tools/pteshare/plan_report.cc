@@ -152,9 +152,10 @@ void PrintPlanText(const std::string& file, const PteFile& pte, const ProgramVie
               LayoutName(plan.layout), Grouped(plan.alignment).c_str());
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
-    std::printf("  paired %s unnamed mutable buffer%s by position (--share-auto; the names are "
-                "positions, not the exporter's):\n",
-                Grouped(pairs.size()).c_str(), pairs.size() == 1 ? "" : "s");
+    std::printf(
+        "  paired %s unnamed mutable buffer%s by position (--share-auto; the names are "
+        "positions, not the exporter's):\n",
+        Grouped(pairs.size()).c_str(), pairs.size() == 1 ? "" : "s");
     std::fputs(CappedLines(pairs, "    ", verbose).c_str(), stdout);
   }
   for (const FrontRegion& f : plan.fronts) {

@@ -23,6 +23,7 @@
 #include "tools/pteshare/output.h"
 #include "tools/pteshare/plan_report.h"
 #include "tools/report/bundle_report.h"
+#include "tools/report/saving_text.h"
 #include "tools/report/verify_report.h"
 
 namespace pteshare::cli {
@@ -36,10 +37,12 @@ struct VerifyArgs {
   bool json = false;
 };
 
-void PrintText(const std::string& path, const rc::Report& report) {
+// `note`: what the report cannot see (a delegate's own memory), or empty.
+void PrintText(const std::string& path, const rc::Report& report, const std::string& note) {
   std::printf("%s: %zu method%s, %zu shared buffer%s\n", path.c_str(), report.methods.size(),
               report.methods.size() == 1 ? "" : "s", report.shared.size(),
               report.shared.size() == 1 ? "" : "s");
+  if (!note.empty()) std::printf("  note: %s\n", note.c_str());
   for (const rc::SharedBuffer& shared : report.shared) {
     std::string methods;
     for (const std::string& m : shared.methods) methods += (methods.empty() ? "" : ", ") + m;
@@ -87,7 +90,7 @@ int RunVerify(const VerifyArgs& args) {
     PrintJsonDocument(VerifyJson(args.file, *file, *report));
   } else {
     std::fputs(BundleLine(args.file, *file).c_str(), stdout);
-    PrintText(args.file, *report);
+    PrintText(args.file, *report, DelegateMemoryNote(DelegateUses(opened->view)));
   }
   return report->ok() ? kExitOk : kExitFindings;
 }

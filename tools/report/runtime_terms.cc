@@ -46,21 +46,23 @@ ModuleVerdict ModuleSharing(const ProgramView& view, const Plan& plan) {
       const uint32_t id = static_cast<uint32_t>(i + 1);
       const std::string device = ArenaDevice(method, plan.front(id), id);
       if (device != "CPU") {
-        return {false, "Module(share_memory_arenas=true) refuses to share when a method has an "
-                       "arena off the CPU (" +
-                           PlannedBuffer(id) + " of " + m.name + " is on " + device +
-                           "): give every method the same memory through your own "
-                           "HierarchicalAllocator"};
+        return {false,
+                "Module(share_memory_arenas=true) refuses to share when a method has an "
+                "arena off the CPU (" +
+                    PlannedBuffer(id) + " of " + m.name + " is on " + device +
+                    "): give every method the same memory through your own "
+                    "HierarchicalAllocator"};
       }
     }
   }
   for (const FrontRegion& f : plan.fronts) {
     if (loader::ModuleLeavesArenaUnshared(f.memory_id)) {
-      return {false, "Module(share_memory_arenas=true) shares planned buffers 0 and 1 only, and "
-                     "the shared buffers are in " +
-                         PlannedBuffer(f.memory_id) +
-                         ": give every method the same Span for it through your own "
-                         "HierarchicalAllocator"};
+      return {false,
+              "Module(share_memory_arenas=true) shares planned buffers 0 and 1 only, and "
+              "the shared buffers are in " +
+                  PlannedBuffer(f.memory_id) +
+                  ": give every method the same Span for it through your own "
+                  "HierarchicalAllocator"};
     }
   }
   return {true, plan.fronts.empty()

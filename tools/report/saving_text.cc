@@ -22,10 +22,10 @@ std::string Joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// "QnnBackend (kv_forward, prefill_forward)" for every backend.
-std::string Backends(const PlanSaving& saving) {
+// "QnnBackend (in kv_forward, prefill_forward)" for every backend.
+std::string Backends(const std::vector<DelegateUse>& delegates) {
   std::vector<std::string> parts;
-  for (const DelegateUse& d : saving.delegates) {
+  for (const DelegateUse& d : delegates) {
     std::string methods;
     for (const std::string& m : d.methods) methods += (methods.empty() ? "" : ", ") + m;
     parts.push_back(d.backend + " (in " + methods + ")");
@@ -46,11 +46,17 @@ std::string Comparison(uint64_t after, uint64_t before, const std::string& befor
 // of its memory.
 std::string DelegateNote(const PlanSaving& saving) {
   if (saving.delegates.empty() || saving.reason == NoShareReason::kStateInDelegate) return "";
-  return "; " + Backends(saving) + (saving.delegates.size() == 1 ? " plans" : " plan") +
+  return "; " + Backends(saving.delegates) + (saving.delegates.size() == 1 ? " plans" : " plan") +
          " its own memory, not counted here";
 }
 
 }  // namespace
+
+std::string DelegateMemoryNote(const std::vector<DelegateUse>& delegates) {
+  if (delegates.empty()) return "";
+  return Backends(delegates) + (delegates.size() == 1 ? " plans" : " plan") +
+         " its own memory: any state inside it is not checked here";
+}
 
 std::string NoShareText(const PlanSaving& saving) {
   switch (saving.reason) {
@@ -67,7 +73,7 @@ std::string NoShareText(const PlanSaving& saving) {
     case NoShareReason::kStateInDelegate:
       return "no method has mutable state outside delegates, so any state (a KV cache) lives "
              "inside " +
-             Backends(saving) +
+             Backends(saving.delegates) +
              ", which plans its own memory: nothing pteshare can share";
     case NoShareReason::kNoState:
       return "no method has mutable state";
@@ -82,9 +88,8 @@ std::string SavingLine(const PlanSaving& saving) {
   const std::string memory = several ? "memory for one set of arenas" : "memory for the arenas";
   switch (saving.kind) {
     case SavingKind::kShared:
-      return memory + ": " +
-             Comparison(saving.after, saving.before, " for separate sets", saving) + ", " +
-             Grouped(saving.shared_buffers) + " shared buffer" +
+      return memory + ": " + Comparison(saving.after, saving.before, " for separate sets", saving) +
+             ", " + Grouped(saving.shared_buffers) + " shared buffer" +
              (saving.shared_buffers == 1 ? "" : "s") + DelegateNote(saving);
     case SavingKind::kAlreadyShared:
       return "already planned, no change: " + Grouped(saving.shared_buffers) + " shared buffer" +

@@ -19,6 +19,11 @@ std::string SavingLine(const PlanSaving& saving);
 /// state"); empty when something is.
 std::string NoShareText(const PlanSaving& saving);
 
+/// "QnnBackend (in kv_forward, prefill_forward) plans its own memory: any
+/// state inside it is not checked here", for a report on a program whose
+/// methods call delegates; empty when none do.
+std::string DelegateMemoryNote(const std::vector<DelegateUse>& delegates);
+
 /// The JSON names of the closed sets ("shared", "state_in_delegate", ...).
 const char* SavingKindName(SavingKind kind);
 const char* NoShareReasonName(NoShareReason reason);

@@ -74,10 +74,9 @@ TEST(Saving, OneMethodHasNobodyToShareWith) {
   EXPECT_EQ(saving.running_methods, (std::vector<std::string>{"forward"}));
   EXPECT_EQ(saving.before, ComputeMemoryCost(made.plan).total.one_set_before);
   EXPECT_EQ(saving.after, ComputeMemoryCost(made.plan).total.one_set_after);
-  EXPECT_EQ(saving.kind,
-            saving.before == saving.after && !PlanChangesProgram(made.plan)
-                ? SavingKind::kUnchanged
-                : SavingKind::kReplanned);
+  EXPECT_EQ(saving.kind, saving.before == saving.after && !PlanChangesProgram(made.plan)
+                             ? SavingKind::kUnchanged
+                             : SavingKind::kReplanned);
 }
 
 TEST(Saving, StateInOneOfTwoMethodsIsSaidWithItsMethod) {
@@ -148,8 +147,7 @@ TEST(Saving, EveryCorpusProgramSaysWhyOrWhatItSaves) {
       return std::any_of(m.tensors.begin(), m.tensors.end(),
                          [](const TensorValue& t) { return t.is_mutable_buffer(); });
     });
-    const bool in_delegate =
-        saving.running_methods.size() >= 2 && !has_state && !backends.empty();
+    const bool in_delegate = saving.running_methods.size() >= 2 && !has_state && !backends.empty();
     EXPECT_EQ(saving.reason == NoShareReason::kStateInDelegate, in_delegate);
     delegate_state += in_delegate;
     if (std::find(backends.begin(), backends.end(), "QnnBackend") != backends.end() &&

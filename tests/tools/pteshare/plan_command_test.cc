@@ -136,7 +136,8 @@ TEST(PlanCommand, AlignmentBelowTheInputsIsRefusedWhereATensorWouldLoseIt) {
   CommandOutput relocate = RunTool(
       "pteshare", {"plan", file, "--share-auto", "--alignment", "16", "--strategy", "relocate"});
   EXPECT_EQ(relocate.exit_status, 0) << relocate.err;
-  EXPECT_TRUE(Contains(relocate.out, "  plan: strategy relocate, layout front, alignment 16\n")) << relocate.out;
+  EXPECT_TRUE(Contains(relocate.out, "  plan: strategy relocate, layout front, alignment 16\n"))
+      << relocate.out;
 }
 
 // The rule is judged per moved tensor, so the same options on the rewritten
@@ -345,8 +346,7 @@ TEST(PlanCommand, FirstLineIsTheSavingAndJsonHasTheSameNumbers) {
     };
     auto field = [&](const std::string& key) {
       std::smatch m;
-      EXPECT_TRUE(std::regex_search(json.out, m, std::regex("\"" + key + "\": ([0-9]+)")))
-          << key;
+      EXPECT_TRUE(std::regex_search(json.out, m, std::regex("\"" + key + "\": ([0-9]+)"))) << key;
       return m.size() > 1 ? m[1].str() : std::string();
     };
     EXPECT_EQ(plain(numbers[2]), field("after_bytes"));

@@ -318,8 +318,8 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
   ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "-o", a}).exit_status, 0);
   ASSERT_EQ(test_support::RunTool("pte-synth", {"llm", "--layers", "3", "-o", b}).exit_status, 0);
   ASSERT_EQ(test_support::RunTool("pte-synth", {"cnn", "-o", cnn}).exit_status, 0);
-  const std::vector<std::string> args = {"rewrite", a, b, cnn, "--share-auto", "-o",
-                                         (dir / "out").string()};
+  const std::vector<std::string> args = {
+      "rewrite", a, b, cnn, "--share-auto", "-o", (dir / "out").string()};
   std::vector<std::string> json_args = args;
   json_args.push_back("--json");
   test_support::CommandOutput json = test_support::RunTool("pteshare", json_args);
@@ -331,8 +331,7 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
   };
   // The totals, then one document per file (its first "saving" is its own).
   std::vector<std::string> parts;
-  for (size_t at = json.out.find("\"format_version\""), next; at != std::string::npos;
-       at = next) {
+  for (size_t at = json.out.find("\"format_version\""), next; at != std::string::npos; at = next) {
     next = json.out.find("\"format_version\"", at + 1);
     parts.push_back(json.out.substr(at, next == std::string::npos ? next : next - at));
   }
@@ -373,9 +372,10 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
     expected += text.out.substr(at, text.out.find('\n', at) + 1 - at);
   }
   EXPECT_EQ(summary.out, expected);
-  EXPECT_TRUE(Has(first, grouped(after) + " vs " + grouped(before) + " bytes over 3 planned); 2 "
-                                                                        "share state, 1 nothing "
-                                                                        "to share"))
+  EXPECT_TRUE(Has(first, grouped(after) + " vs " + grouped(before) +
+                             " bytes over 3 planned); 2 "
+                             "share state, 1 nothing "
+                             "to share"))
       << first;
 }
 

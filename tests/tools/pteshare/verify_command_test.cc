@@ -2,9 +2,11 @@
 // its report, its --json shape and its exit statuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "rewriter/open_program.h"
 #include "tests/program_fixture.h"
 #include "tests/test_support.h"
 #include "tools/synth/operators.h"
@@ -230,6 +232,40 @@ TEST(VerifyCommand, RewrittenProgramsPassWhereTheirInputsFail) {
     test_support::CommandOutput self_check = test_support::RunTool("pteshare-selfcheck", {output});
     EXPECT_EQ(self_check.exit_status, 0) << self_check.out << self_check.err;
   }
+}
+
+// verify cannot see inside a delegate: a program whose methods call one
+// says so, naming each backend the program lists; others say nothing.
+TEST(VerifyCommand, DelegateProgramsSayTheirMemoryIsNotChecked) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared/corpus is absent: skipped";
+  size_t noted = 0;
+  for (const test_support::ManifestRow& row : test_support::CorpusProgramRows()) {
+    const std::filesystem::path path = test_support::CorpusPath(row);
+    SCOPED_TRACE(row.file);
+    Result<OpenedProgram> opened = OpenProgram(path);
+    if (!opened.ok()) continue;  // an old version: its own tests
+    std::vector<std::string> backends;
+    for (const MethodView& m : opened->view.methods) {
+      for (const auto& id : m.delegate_ids) {
+        if (id && std::find(backends.begin(), backends.end(), *id) == backends.end())
+          backends.emplace_back(*id);
+      }
+    }
+    CommandOutput verify = RunTool("pteshare", {"verify", path.string()});
+    const size_t note = verify.out.find("\n  note: ");
+    EXPECT_EQ(note != std::string::npos, !backends.empty()) << verify.out;
+    if (note == std::string::npos) continue;
+    ++noted;
+    const std::string line = verify.out.substr(note + 1, verify.out.find('\n', note + 1) - note);
+    for (const std::string& backend : backends) {
+      EXPECT_NE(line.find(backend + " (in "), std::string::npos) << line;
+    }
+    EXPECT_NE(line.find("its own memory: any state inside it is not checked here"),
+              std::string::npos)
+        << line;
+  }
+  EXPECT_GT(noted, 0u);
 }
 
 }  // namespace

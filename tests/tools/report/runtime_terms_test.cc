@@ -67,8 +67,7 @@ TEST(RuntimeTerms, ModuleCannotShareWhereAMethodHasADeviceArena) {
   const PlanResult made = SharingKV(p->view);
   const ModuleVerdict module = ModuleSharing(p->view, made.plan);
   EXPECT_FALSE(module.runs);
-  EXPECT_NE(module.why.find("planned buffer 1 (arena 2) of decode is on CUDA:0"),
-            std::string::npos)
+  EXPECT_NE(module.why.find("planned buffer 1 (arena 2) of decode is on CUDA:0"), std::string::npos)
       << module.why;
 }
 
