@@ -110,6 +110,12 @@ inline std::vector<uint8_t> ReadBytes(const std::filesystem::path& path) {
   std::string s = ReadFileBytes(path);
   return std::vector<uint8_t>(s.begin(), s.end());
 }
+/// Bytes this process has read with read(2)/pread(2) so far (rchar of
+/// /proc/self/io, 0 where there is none): a test compares two calls to see
+/// how much a step read from files (give or take the few hundred bytes
+/// of /proc/self/io itself).
+uint64_t BytesReadSoFar();
+
 inline void WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   WriteFileBytes(path, std::string(bytes.begin(), bytes.end()));
 }

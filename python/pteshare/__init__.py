@@ -239,9 +239,11 @@ def _plan_options(strategy: object, layout: object, alignment: int, arena_limits
 
 
 def inspect(program: Program) -> Dict[str, Any]:
-    """The program's layout: its methods, their arenas (planned buffer i is
-    memory_id i + 1), mutable buffers and segments, as ``pteshare inspect
-    --json`` prints it."""
+    """The program's layout and contents: its segments and what each holds,
+    the keys a ``.ptd`` data file must provide, and per method its
+    operators (with call counts), delegates (backend, blob place and size,
+    compile specs), arenas (planned buffer i is memory_id i + 1) and
+    mutable buffers, as ``pteshare inspect --json`` prints it."""
     return _native.inspect(_program(program, "inspect"))
 
 

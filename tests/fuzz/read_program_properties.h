@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "rewriter/program/program_contents.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace pteshare::fuzz {
@@ -49,6 +50,27 @@ inline uint64_t Walk(const ProgramView& view) {
   return sum;
 }
 
+// What `inspect` adds to the view (program_contents.h): read on any
+// verified program without a crash, its counts adding up.
+inline uint64_t WalkContents(const fb::Program& program, const ProgramView& view) {
+  const ProgramContents contents = ReadProgramContents(program, view);
+  if (contents.methods.size() != view.methods.size()) Fail("contents for another method count");
+  if (contents.segment_uses.size() != view.layout.segments.size()) {
+    Fail("segment uses for another segment count");
+  }
+  uint64_t sum = contents.external_bytes() + contents.inline_constant_bytes;
+  for (const MethodContents& m : contents.methods) {
+    uint64_t calls = m.calls_without_operator;
+    for (const OperatorUse& op : m.operators) {
+      calls += op.calls;
+      sum += op.FullName().size();
+    }
+    if (calls != m.kernel_calls) Fail("operator calls do not add up to the KernelCalls");
+    for (const DelegateInfo& d : m.delegates) sum += d.blob_size.value_or(0) + d.backend.size();
+  }
+  return sum;
+}
+
 }  // namespace detail
 
 /// The properties above on `bytes` (fuzz_read_program.cc).
@@ -66,7 +88,7 @@ inline void CheckReadProgram(std::span<const uint8_t> bytes) {
     if (view.error().message.empty()) Fail("a refusal without a message");
     return;
   }
-  volatile uint64_t sink = detail::Walk(*view);
+  volatile uint64_t sink = detail::Walk(*view) + detail::WalkContents(*program, *view);
   (void)sink;
 }
 

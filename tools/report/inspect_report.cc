@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "rewriter/plan/memory_cost.h"
+#include "rewriter/program/program_contents.h"
 #include "tools/report/bundle_report.h"
+#include "tools/report/contents_report.h"
 #include "tools/report/document.h"
 #include "tools/report/json_writer.h"
 #include "tools/report/numbers.h"
@@ -28,6 +30,7 @@ MethodSummary Summarize(const MethodView& method) {
 
 std::string InspectJson(const std::string& path, const PteFile& file, const ProgramView& view) {
   const PteLayout& layout = view.layout;
+  const ProgramContents contents = ReadProgramContents(*file.program(), view);
   JsonWriter json;
   BeginJsonDocument(json);
   WriteFileField(json, path);
@@ -53,16 +56,21 @@ std::string InspectJson(const std::string& path, const PteFile& file, const Prog
   json.Field("program_size", layout.program_size);
   json.Field("slack", layout.slack());
   json.Key("segments").BeginArray();
-  for (const SegmentExtent& s : layout.segments) {
+  for (size_t i = 0; i < layout.segments.size(); ++i) {
+    const SegmentExtent& s = layout.segments[i];
     json.BeginObject()
         .Field("offset", s.offset)
         .Field("size", s.size)
         .Field("file_offset", s.file_offset)
-        .EndObject();
+        .Key("holds");
+    WriteSegmentUsesJson(json, contents.segment_uses[i]);
+    json.EndObject();
   }
   json.EndArray();
+  WriteProgramContentsJson(json, contents);
   json.Key("methods").BeginArray();
-  for (const MethodView& method : view.methods) {
+  for (size_t m = 0; m < view.methods.size(); ++m) {
+    const MethodView& method = view.methods[m];
     MethodSummary s = Summarize(method);
     json.BeginObject()
         .Field("name", method.name)
@@ -98,6 +106,7 @@ std::string InspectJson(const std::string& path, const PteFile& file, const Prog
           .EndObject();
     }
     json.EndArray();
+    WriteMethodContentsJson(json, contents.methods[m]);
     json.EndObject();
   }
   json.EndArray();

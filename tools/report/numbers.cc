@@ -14,6 +14,10 @@ std::string Grouped(uint64_t value) {
   return out;
 }
 
+std::string Counted(uint64_t count, const std::string& one, const std::string& many) {
+  return Grouped(count) + " " + (count == 1 ? one : many);
+}
+
 std::string HumanBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   const char* units[] = {"KiB", "MiB", "GiB", "TiB"};

@@ -9,6 +9,8 @@ namespace pteshare::cli {
 
 /// 1234567 -> "1,234,567".
 std::string Grouped(uint64_t value);
+/// (1, "call", "calls") -> "1 call", (1234, ...) -> "1,234 calls".
+std::string Counted(uint64_t count, const std::string& one, const std::string& many);
 /// 1234567 -> "1.18 MiB" (exact bytes below 1 KiB).
 std::string HumanBytes(uint64_t bytes);
 /// "CPU", "CUDA:0", or the number for a device type we do not know.

@@ -123,12 +123,17 @@ class MethodWriter {
       allocation = details.Finish();
     }
     Offset<fb::ExtraTensorInfo> extra;
-    if (tensor.fully_qualified_name && !newer_exporter_fields_) {
-      extra = fb::CreateExtraTensorInfoDirect(fbb_, 0, tensor.fully_qualified_name->c_str());
-    } else if (tensor.fully_qualified_name) {
-      const auto name = fbb_.CreateString(*tensor.fully_qualified_name);
+    const auto location =
+        tensor.external ? fb::TensorDataLocation::EXTERNAL : fb::TensorDataLocation::SEGMENT;
+    const char* name = tensor.fully_qualified_name ? tensor.fully_qualified_name->c_str() : nullptr;
+    if ((name != nullptr || tensor.external) && !newer_exporter_fields_) {
+      extra = fb::CreateExtraTensorInfoDirect(fbb_, 0, name, location);
+    } else if (name != nullptr || tensor.external) {
+      const auto name_offset =
+          name != nullptr ? fbb_.CreateString(name) : Offset<flatbuffers::String>();
       fb::ExtraTensorInfoBuilder info(fbb_);
-      info.add_fully_qualified_name(name);
+      info.add_fully_qualified_name(name_offset);
+      if (tensor.external) info.add_location(location);
       AddNewerField(5);
       extra = info.Finish();
     }

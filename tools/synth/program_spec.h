@@ -87,6 +87,10 @@ struct Tensor {
   std::optional<std::vector<uint8_t>> initial_state{};
   /// Constant data, product(sizes) x element size bytes.
   std::optional<std::vector<uint8_t>> constant_data{};
+  /// extra_tensor_info.location = EXTERNAL: the loader takes the data from
+  /// a named data map (a .ptd file) by fully_qualified_name. NotPlanned: an
+  /// external constant; planned: loaded into its planned memory.
+  bool external = false;
   TensorMemory memory = PlanInArena{};
 };
 

@@ -59,12 +59,7 @@ TEST(PteFile, MapsEveryCorpusProgramReadOnly) {
 namespace pteshare {
 namespace {
 
-// Bytes this process has read with read(2)/pread(2) so far.
-uint64_t BytesRead() {
-  std::string io = test_support::ReadFileBytes("/proc/self/io");
-  const size_t at = io.find("rchar: ");
-  return at == std::string::npos ? 0 : std::stoull(io.substr(at + 7));
-}
+using test_support::BytesReadSoFar;
 
 // F15: a 2 GiB file without an extended header was read whole (8-31 s)
 // before its identifier was refused. Now the first 4 KiB decide.
@@ -73,9 +68,9 @@ TEST(PteFile, NothingPastTheFirstBytesIsReadBeforeTheIdentifierCheck) {
   const auto big = dir / "big.bin";
   test_support::WriteFileBytes(big, std::string("\x10\x00\x00\x00NOPE", 8));
   std::filesystem::resize_file(big, uint64_t{2} << 30);  // sparse
-  const uint64_t before = BytesRead();
+  const uint64_t before = BytesReadSoFar();
   Result<PteFile> file = PteFile::Open(big);
-  const uint64_t read = BytesRead() - before;
+  const uint64_t read = BytesReadSoFar() - before;
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().message,
             "not a .pte program: identifier 'NOPE' at byte 4, expected 'ET12'");
@@ -86,12 +81,12 @@ TEST(PteFile, NothingPastTheFirstBytesIsReadBeforeTheIdentifierCheck) {
                                                 "ET12",
                                                 8));
   std::filesystem::resize_file(big, (uint64_t{2} << 30) + 4096);
-  const uint64_t again = BytesRead();
+  const uint64_t again = BytesReadSoFar();
   Result<PteFile> too_big = PteFile::Open(big);
   ASSERT_FALSE(too_big.ok());
   EXPECT_NE(too_big.error().message.find("beyond the FlatBuffers limit"), std::string::npos)
       << too_big.error().message;
-  EXPECT_LT(BytesRead() - again, uint64_t{1} << 20);
+  EXPECT_LT(BytesReadSoFar() - again, uint64_t{1} << 20);
 }
 
 }  // namespace
