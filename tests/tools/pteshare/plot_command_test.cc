@@ -1,6 +1,9 @@
 // `pteshare plot` as a user runs it on pte-synth programs: the SVG is
-// well-formed XML, has one rectangle per planned tensor (twice with a plan),
-// the front region and the panel titles; big programs stay small pictures.
+// well-formed XML, has one rectangle per planned tensor (twice where the
+// plan changes something, once where it changes nothing), the front region,
+// the panel titles and the caption with plan's numbers; tooltips hold to
+// the program's own tables; big programs stay small pictures. (The trace:
+// tests/tools/plot/plot_trace_test.cc.)
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -8,10 +11,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <regex>
-#include <set>
 #include <sstream>
 
 #include "program_generated.h"
@@ -324,141 +325,6 @@ TEST(PlotCommand, TooltipsNameDtypeShapeAndTheOperatorThatWritesFirst) {
   EXPECT_GT(by_kernel, 40u);
   // 2 layers x (k, v) caches in 2 methods, before and after.
   EXPECT_EQ(by_loader, 16u);
-}
-
-/// `pteshare plot FILE ARGS --trace OUT` read back as JSON.
-JsonValue TraceOf(const std::string& file, const std::filesystem::path& out,
-                  std::vector<std::string> args = {}) {
-  std::vector<std::string> command = {"plot", file, "--trace", out.string()};
-  command.insert(command.end(), args.begin(), args.end());
-  CommandOutput run = RunTool("pteshare", command);
-  EXPECT_EQ(run.exit_status, 0) << run.err;
-  JsonReader reader;
-  std::optional<JsonValue> trace = reader.Read(ReadFileBytes(out));
-  EXPECT_TRUE(trace.has_value()) << reader.error();
-  return trace.value_or(JsonValue{});
-}
-
-/// What is wrong with `trace` as a Trace Event Format document (the JSON
-/// object form): each event's required fields and their types by phase
-/// (X: name, ph, ts, dur, pid, tid; M: name, ph, pid, tid, args), every
-/// track named, and no two events of one track overlapping in time. Empty
-/// when nothing is.
-std::string TraceProblem(const JsonValue& trace) {
-  using Type = JsonValue::Type;
-  const JsonValue* events = trace.find("traceEvents");
-  if (!trace.is(Type::kObject) || events == nullptr || !events->is(Type::kArray)) {
-    return "no traceEvents array";
-  }
-  auto integer = [](const JsonValue* v) { return v && v->is(Type::kNumber) && v->integer; };
-  std::set<std::pair<int64_t, int64_t>> named_threads;
-  std::set<int64_t> named_processes;
-  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> spans;
-  for (size_t i = 0; i < events->items.size(); ++i) {
-    const JsonValue& e = events->items[i];
-    const std::string at = "event " + std::to_string(i) + ": ";
-    const JsonValue* ph = e.find("ph");
-    const JsonValue* name = e.find("name");
-    if (!ph || !ph->is(Type::kString)) return at + "ph is not a string";
-    if (!name || !name->is(Type::kString)) return at + "name is not a string";
-    if (!integer(e.find("pid")) || !integer(e.find("tid"))) return at + "pid, tid not integers";
-    const auto track = std::pair{static_cast<int64_t>(e.find("pid")->number),
-                                 static_cast<int64_t>(e.find("tid")->number)};
-    if (ph->text == "M") {
-      const JsonValue* args = e.find("args");
-      if (!args || !args->is(Type::kObject)) return at + "metadata without args";
-      if (name->text == "process_name") named_processes.insert(track.first);
-      if (name->text == "thread_name") named_threads.insert(track);
-      continue;
-    }
-    if (ph->text != "X") return at + "unexpected phase " + ph->text;
-    if (!integer(e.find("ts")) || e.find("ts")->number < 0) return at + "ts is not a time";
-    if (!integer(e.find("dur")) || e.find("dur")->number < 1) return at + "dur is not a span";
-    spans[track].emplace_back(static_cast<int64_t>(e.find("ts")->number),
-                              static_cast<int64_t>(e.find("dur")->number));
-  }
-  for (auto& [track, list] : spans) {
-    const std::string where =
-        "pid " + std::to_string(track.first) + " tid " + std::to_string(track.second);
-    if (!named_processes.count(track.first)) return where + ": process not named";
-    if (!named_threads.count(track)) return where + ": thread not named";
-    std::sort(list.begin(), list.end());
-    for (size_t i = 1; i < list.size(); ++i) {
-      if (list[i].first < list[i - 1].first + list[i - 1].second) {
-        return where + ": events overlap at " + std::to_string(list[i].first);
-      }
-    }
-  }
-  return "";
-}
-
-/// The tensor events ("ph": "X") of `trace`.
-std::vector<const JsonValue*> TensorEvents(const JsonValue& trace) {
-  std::vector<const JsonValue*> events;
-  for (const JsonValue& e : trace.find("traceEvents")->items) {
-    if (e.find("ph")->text == "X") events.push_back(&e);
-  }
-  return events;
-}
-
-TEST(PlotCommand, TraceIsValidTraceEventFormatWithEveryPlannedTensor) {
-  TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {"--layers", "2", "--named"});
-  const size_t planned = PlannedTensors(file);
-  for (const bool share : {false, true}) {
-    SCOPED_TRACE(share ? "--share-auto" : "no flag");
-    const std::vector<std::string> args =
-        share ? std::vector<std::string>{"--share-auto"} : std::vector<std::string>{};
-    const JsonValue trace = TraceOf(file, dir / "trace.json", args);
-    EXPECT_EQ(TraceProblem(trace), "");
-    // Before and after (the plan changes both methods), one event per
-    // planned tensor in each, in ExecuTorch's vocabulary.
-    size_t before = 0, after = 0, shared = 0;
-    for (const JsonValue* e : TensorEvents(trace)) {
-      const JsonValue& args_of = *e->find("args");
-      (args_of.find("layout")->text == "after" ? after : before) += 1;
-      shared += args_of.find("kind")->text == "shared buffer" ? 1 : 0;
-      EXPECT_EQ(e->find("cat")->text, "memory_allocation");
-      for (const char* key : {"op_name", "fqn", "shape", "dtype", "method"}) {
-        ASSERT_TRUE(args_of.find(key) && args_of.find(key)->is(JsonValue::Type::kString)) << key;
-      }
-      for (const char* key : {"Memory ID", "bytes", "offset", "value_index"}) {
-        ASSERT_TRUE(args_of.find(key) && args_of.find(key)->integer) << key;
-      }
-      EXPECT_EQ(args_of.find("shape")->text.rfind(args_of.find("dtype")->text + "[", 0), 0u);
-      EXPECT_EQ(args_of.find("fqn")->text.empty(), e->find("name")->text.rfind("value ", 0) == 0);
-    }
-    EXPECT_EQ(before, planned);
-    EXPECT_EQ(after, planned);
-    // 2 layers x (k, v) caches in 2 methods, before and after.
-    EXPECT_EQ(shared, share ? 16u : 0u);
-  }
-  // -o with .json writes the same trace.
-  const std::filesystem::path by_extension = dir / "by-extension.json";
-  ASSERT_EQ(RunTool("pteshare", {"plot", file, "-o", by_extension.string()}).exit_status, 0);
-  ASSERT_EQ(RunTool("pteshare", {"plot", file, "--trace", (dir / "t.json").string()}).exit_status,
-            0);
-  EXPECT_EQ(ReadFileBytes(by_extension), ReadFileBytes(dir / "t.json"));
-}
-
-TEST(PlotCommand, TraceNamesTheMethodInputsAsTheirFirstWriter) {
-  TempDir dir;
-  std::string file = Synth(dir, "llm.pte", {"--layers", "1"});
-  const JsonValue trace = TraceOf(file, dir / "trace.json");
-  Result<OpenedProgram> opened = OpenProgram(file);
-  ASSERT_TRUE(opened.ok()) << opened.error().message;
-  size_t inputs = 0;
-  for (const JsonValue* e : TensorEvents(trace)) {
-    const JsonValue& args = *e->find("args");
-    const MethodView* method = opened->view.method(args.find("method")->text);
-    ASSERT_NE(method, nullptr);
-    const int32_t value = static_cast<int32_t>(args.find("value_index")->number);
-    const bool input =
-        std::find(method->inputs.begin(), method->inputs.end(), value) != method->inputs.end();
-    EXPECT_EQ(args.find("op_name")->text == "input", input) << value;
-    inputs += input ? 1 : 0;
-  }
-  EXPECT_GT(inputs, 0u);
 }
 
 TEST(PlotCommand, SomethingToWriteIsRequired) {
