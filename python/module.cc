@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "python/call_arguments.h"
@@ -149,8 +150,23 @@ py::object Rewrite(const CallArguments& call, const FunctionKeywords& keywords) 
   return RewriteOnDisk(source, output, in_place, settings.share, settings.plan, write_names);
 }
 
+// trace=: False (or None) for no trace, True for the trace in the facts, a
+// path to write it there too. Returns the path ("" for none).
+std::string TracePath(const py::object& trace, bool* wanted) {
+  *wanted = false;
+  if (trace.is_none()) return "";
+  if (py::isinstance<py::bool_>(trace)) {
+    *wanted = trace.cast<bool>();
+    return "";
+  }
+  Source path(trace);
+  if (path.is_bytes()) throw py::type_error("plot(): trace= is True or a path");
+  *wanted = true;
+  return path.path();
+}
+
 // (document, facts): the picture `pteshare plot` draws, written to out=
-// when given.
+// when given, and its trace when asked for.
 py::object Plot(const CallArguments& call, const FunctionKeywords& keywords) {
   const py::object out = call["out"];
   const py::object method_object = call["method"];
@@ -173,44 +189,57 @@ py::object Plot(const CallArguments& call, const FunctionKeywords& keywords) {
   }
   if (!format_object.is_none()) {
     const std::string word = format_object.cast<std::string>();
-    const plot::PictureFormat asked =
-        word == "html" ? plot::PictureFormat::kHtml : plot::PictureFormat::kSvg;
-    if (word != "svg" && word != "html") {
-      Raise(file, Error{"format='" + word + "': expected 'svg' or 'html'"});
-    }
-    if (!out_path.empty() && asked != input.format) {
+    Result<plot::PictureFormat> asked = plot::PictureFormatNamed(word);
+    if (!asked.ok()) Raise(file, asked.error());
+    if (!out_path.empty() && *asked != input.format) {
       Raise(out_path, Error{"format='" + word +
                             "' but out= names another format (its "
                             "extension decides); give one of them"});
     }
-    input.format = asked;
+    input.format = *asked;
   }
+  const std::string trace_path = TracePath(call["trace"], &input.trace);
   const OpenedProgram opened = source.Open();
   const ProgramView& view = opened.view;
   input.view = &view;
   if (Status method = plot::CheckPlotMethod(view, input.method); !method.ok()) {
     Raise(file, method.error());
   }
-  // Without shared buffers there is nothing to plan: only "before" is drawn.
+  // The plan `plan()` makes with the same keywords; without buffers to
+  // share, a program the planner refuses is drawn as it stands (as the CLI).
   std::optional<Result<VerifiedPlan>> verified;
-  if (settings.share.chooses_buffers()) {
+  plot::PicturePlan default_plan;
+  const bool shares = settings.share.chooses_buffers() || !settings.share.namings.empty();
+  {
     py::gil_scoped_release unlocked;
-    verified.emplace(PlanAndVerify(view, settings.share, settings.plan));
+    if (shares) {
+      verified.emplace(PlanAndVerify(view, settings.share, settings.plan));
+    } else {
+      default_plan = plot::DefaultPlan(view, settings.plan);
+    }
   }
   if (verified && !verified->ok()) Raise(file, verified->error());
-  if (verified) input.plan = &verified->value();
+  if (verified) {
+    input.plan = &verified->value();
+  } else if (default_plan.plan) {
+    input.plan = &*default_plan.plan;
+  }
+  input.not_planned = default_plan.not_planned;
   plot::PlotDocument document;
   {
     py::gil_scoped_release unlocked;
     document = plot::RenderPlot(input);
   }
-  if (!out_path.empty()) {
+  using Output = std::pair<const std::string*, const std::string*>;
+  for (const auto& [path, text] :
+       {Output{&out_path, &document.text}, Output{&trace_path, &document.trace}}) {
+    if (path->empty()) continue;
     Status written;
     {
       py::gil_scoped_release unlocked;
-      written = plot::WritePicture(out_path, document.text);
+      written = plot::WritePicture(*path, *text);
     }
-    if (!written.ok()) Raise(out_path, written.error());
+    if (!written.ok()) Raise(*path, written.error());
   }
   py::dict facts;
   facts["panels"] = document.stats.panels;
@@ -218,9 +247,12 @@ py::object Plot(const CallArguments& call, const FunctionKeywords& keywords) {
   facts["density_tensors"] = document.stats.aggregated_tensors;
   facts["zoom_panels"] = document.stats.zoom_panels;
   facts["planned"] = input.plan != nullptr;
+  facts["changed"] = document.after;
+  facts["caption"] = document.caption;
   facts["fits"] = input.plan == nullptr || input.plan->fits();
   facts["verified"] = input.plan == nullptr || input.plan->verified();
-  facts["html"] = input.format == plot::PictureFormat::kHtml;
+  facts["format"] = plot::PictureFormatName(input.format);
+  facts["trace"] = input.trace ? Loads(document.trace) : py::none();
   return py::make_tuple(py::str(document.text), facts);
 }
 
@@ -266,7 +298,7 @@ PYBIND11_MODULE(_native, module) {
       {{"output", none}, {"in_place", no}}, {OptionGroup::kShare, OptionGroup::kPlan},
       {{"write_names", no}, {"file_name", none}});
   static const FunctionKeywords& plot_keywords =
-      *new FunctionKeywords({{"out", none}, {"method", none}, {"format", none}},
+      *new FunctionKeywords({{"out", none}, {"method", none}, {"format", none}, {"trace", no}},
                             {OptionGroup::kShare, OptionGroup::kPlan});
   module.def(
       "inspect",

@@ -1,6 +1,7 @@
 // Checks the `pteshare plot` tests make on the SVG they read back: counts
-// of a substring, XML well-formedness, and the label boxes the label
-// placer wrote (data-box="x y w h") with the pairs that overlap.
+// of a substring, XML well-formedness, the texts of a class, and the label
+// boxes the label placer wrote (data-box="x y w h") with the pairs that
+// overlap.
 #pragma once
 
 #include <algorithm>
@@ -89,6 +90,26 @@ inline std::string XmlProblem(const std::string& xml) {
   }
   if (!open.empty()) return "<" + open.back() + "> is never closed";
   return root_seen ? "" : "no root element";
+}
+
+/// The text of every <text class="CLASS" ...> element.
+inline std::vector<std::string> TextsOfClass(const std::string& svg, const std::string& css_class) {
+  const std::regex text("<text class=\"" + css_class + "\"[^>]*>([^<]*)</text>");
+  std::vector<std::string> texts;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), text), end; it != end; ++it) {
+    texts.push_back((*it)[1].str());
+  }
+  return texts;
+}
+
+/// The lines of every <text class="CLASS"> joined by spaces: a note the
+/// header wrapped, whole again.
+inline std::string JoinedTexts(const std::string& svg, const std::string& css_class) {
+  std::string joined;
+  for (const std::string& line : TextsOfClass(svg, css_class)) {
+    joined += (joined.empty() ? "" : " ") + line;
+  }
+  return joined;
 }
 
 /// `svg` without its zoom panels (they draw again what a full panel

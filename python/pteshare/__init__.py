@@ -68,7 +68,7 @@ class Layout(str, enum.Enum):
 
 StrategyName = Literal["relocate", "replan", "best"]
 LayoutName = Literal["front", "arena"]
-PictureFormat = Literal["svg", "html"]
+PictureFormat = Literal["svg", "html", "json"]
 
 
 class ProgramManager(Protocol):
@@ -163,29 +163,39 @@ class RewriteResult(_Result):
 class PlotResult(_Result):
     """The picture ``plot`` drew.
 
-    document: the SVG (or HTML page) itself. output: the file written, or
-    None. planned: whether shared buffers were chosen, so that "after" was
-    planned. fits: False when no plan fits ``arena_limits`` (the input is
-    drawn, the limits marked). verified: False when the plan failed its
-    verifier (drawn all the same)."""
+    document: the SVG, the HTML page, or (format ``"json"``) the trace
+    itself. output: the file written, or None. planned: whether there is a
+    plan (False only where the planner refuses the program: ``caption``
+    says why). changed: whether it changes a placement or an arena size, so
+    that "after" is drawn next to "before". caption: what the picture says
+    of the plan ("after = the replanned layout: one set of arenas 1,204,224
+    -> 1,003,520 bytes (-200,704, -16.7%), ...", "the plan changes
+    nothing: ..."). fits: False when no plan fits ``arena_limits`` (the
+    input is drawn, the limits marked). verified: False when the plan failed
+    its verifier (drawn all the same). trace: with ``trace=``, the Chrome /
+    Perfetto trace of the same layouts as a dict, else None."""
 
     __slots__ = ("document", "output", "format", "panels", "tensor_rectangles", "planned",
-                 "fits", "verified")
+                 "changed", "caption", "fits", "verified", "trace")
     document: str
     output: Optional[str]
     format: PictureFormat
     panels: int
     tensor_rectangles: int
     planned: bool
+    changed: bool
+    caption: str
     fits: bool
     verified: bool
+    trace: Optional[Dict[str, Any]]
 
     def __init__(self, *, document: str, output: Optional[str], format: PictureFormat,
-                 panels: int, tensor_rectangles: int, planned: bool, fits: bool,
-                 verified: bool) -> None:
+                 panels: int, tensor_rectangles: int, planned: bool, changed: bool,
+                 caption: str, fits: bool, verified: bool,
+                 trace: Optional[Dict[str, Any]]) -> None:
         self._set(document=document, output=output, format=format, panels=panels,
-                  tensor_rectangles=tensor_rectangles, planned=planned, fits=fits,
-                  verified=verified)
+                  tensor_rectangles=tensor_rectangles, planned=planned, changed=changed,
+                  caption=caption, fits=fits, verified=verified, trace=trace)
 
 
 def _type_name(value: object) -> str:
@@ -324,6 +334,7 @@ def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = 
 
 def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
          method: Optional[str] = None, format: Optional[PictureFormat] = None,
+         trace: Union[bool, str, "os.PathLike[str]"] = False,
          share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
          share_auto: bool = False, names: ValueNames = None,
          strategy: Union[Strategy, StrategyName] = "best",
@@ -331,26 +342,34 @@ def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
          arena_limits: ArenaLimits = None, own_loader: bool = False) -> PlotResult:
     """The memory layout of every arena of every method as a picture, as
     ``pteshare plot`` draws it: instruction index across, arena offset up,
-    one rectangle per planned tensor. With buffers to share (the keywords of
-    ``plan()``), the verified plan is drawn next to the input.
+    one rectangle per planned tensor. The plan ``plan()`` makes with the
+    same keywords is drawn next to the input (before | after) wherever it
+    changes a placement or an arena size; ``.caption`` says by how much the
+    arenas shrink, or that the plan changes nothing.
 
-    out: the file to write, ``NAME.svg`` or ``NAME.html`` (one page with
-    hover tooltips); its extension decides the format. Without it nothing is
-    written and ``.document`` holds the picture, SVG unless
-    ``format="html"``. method: draw only this method.
+    out: the file to write, ``NAME.svg``, ``NAME.html`` (one page with
+    hover tooltips) or ``NAME.json`` (the trace); its extension decides the
+    format. Without it nothing is written and ``.document`` holds the
+    picture, SVG unless ``format="html"`` (or ``"json"``). method: draw
+    only this method. trace: True for the layouts as a Chrome / Perfetto
+    trace in ``.trace`` (a dict, ``pteshare plot --trace``'s JSON), or a
+    path to write that trace to as well.
     """
     if method is not None and not isinstance(method, str):
         raise TypeError(f"plot(): method: a str, not {_type_name(method)}")
     if format is not None and not isinstance(format, str):
-        raise TypeError(f"plot(): format: 'svg' or 'html', not {_type_name(format)}")
+        raise TypeError(f"plot(): format: 'svg', 'html' or 'json', not {_type_name(format)}")
+    if not isinstance(trace, (bool, str, os.PathLike)):
+        raise TypeError(f"plot(): trace: True, False or a path, not {_type_name(trace)}")
     document, facts = _native.plot(
-        _program(program, "plot"), out=out, method=method, format=format,
+        _program(program, "plot"), out=out, method=method, format=format, trace=trace,
         **_share_options("plot", share, shared_buffer_fqns, share_auto, names),
         **_plan_options(strategy, layout, alignment, arena_limits, own_loader))
     return PlotResult(document=document, output=None if out is None else os.fspath(out),
-                      format="html" if facts["html"] else "svg", panels=facts["panels"],
+                      format=facts["format"], panels=facts["panels"],
                       tensor_rectangles=facts["tensor_rectangles"], planned=facts["planned"],
-                      fits=facts["fits"], verified=facts["verified"])
+                      changed=facts["changed"], caption=facts["caption"], fits=facts["fits"],
+                      verified=facts["verified"], trace=facts["trace"])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

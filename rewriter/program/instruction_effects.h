@@ -46,6 +46,11 @@ struct InstructionEffect {
   InstructionKind kind = InstructionKind::kEmpty;
   uint32_t first_touch = 0;
   uint32_t touch_count = 0;
+  /// What it calls, as stored (unchecked): a KernelCall's op_index into
+  /// MethodView::operators, a DelegateCall's delegate_index into
+  /// MethodView::delegate_ids; -1 for the other kinds. Only for naming the
+  /// instruction (`plot`'s tooltips); nothing plans with it.
+  int32_t callee = -1;
 };
 
 /// A backward JumpFalseCall: instructions [destination, jump] may run again.

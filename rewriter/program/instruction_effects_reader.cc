@@ -35,7 +35,10 @@ class EffectsReader {
         for (const fb::Instruction* instruction : *chain->instructions()) {
           InstructionEffect effect;
           effect.first_touch = static_cast<uint32_t>(effects_.touches.size());
-          if (instruction != nullptr) effect.kind = Visit(*instruction, chain_start, time);
+          if (instruction != nullptr) {
+            effect.kind = Visit(*instruction, chain_start, time);
+            effect.callee = Callee(*instruction);
+          }
           effect.touch_count = static_cast<uint32_t>(effects_.touches.size()) - effect.first_touch;
           for (uint32_t i = effect.first_touch; i < effects_.touches.size(); ++i) {
             seen_[effects_.touches[i].value] = true;
@@ -100,6 +103,16 @@ class EffectsReader {
       default:
         return InstructionKind::kEmpty;
     }
+  }
+
+  static int32_t Callee(const fb::Instruction& instruction) {
+    if (const fb::KernelCall* call = instruction.instr_args_as_KernelCall()) {
+      return call->op_index();
+    }
+    if (const fb::DelegateCall* call = instruction.instr_args_as_DelegateCall()) {
+      return call->delegate_index();
+    }
+    return -1;
   }
 
   bool Valid(int64_t index) const { return index >= 0 && static_cast<size_t>(index) < count_; }

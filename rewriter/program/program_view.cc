@@ -77,6 +77,15 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
                 : std::nullopt);
     }
   }
+  if (const auto* operators = plan.operators()) {
+    for (const fb::Operator* op : *operators) {
+      std::string name = op != nullptr && op->name() != nullptr ? op->name()->str() : "";
+      if (op != nullptr && op->overload() != nullptr && op->overload()->size() > 0) {
+        name += "." + op->overload()->str();
+      }
+      method.operators.push_back(std::move(name));
+    }
+  }
 
   if (const auto* chains = plan.chains()) {
     for (const fb::Chain* chain : *chains) {

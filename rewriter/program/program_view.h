@@ -119,6 +119,11 @@ struct MethodView {
   std::vector<int32_t> outputs;
   /// Every delegate's backend id, in order (nullopt where it has none).
   std::vector<std::optional<std::string_view>> delegate_ids;
+  /// Every entry of the plan's operator table, in order, as a kernel is
+  /// registered: "aten::add.out" (name, then "." and the overload when it
+  /// has one). A KernelCall names its entry by op_index
+  /// (InstructionEffect::callee).
+  std::vector<std::string> operators;
   /// What each instruction references and writes (instruction_effects.h).
   MethodEffects effects;
 

@@ -493,7 +493,13 @@ class PteshareTest(unittest.TestCase):
                     self.assertEqual(result.document.encode(), theirs.read_bytes())
                     self.assertEqual(result.output, str(mine))
                     self.assertEqual(result.format, suffix[1:])
-                    self.assertEqual(result.planned, bool(options))
+                    # The plan `plan()` makes with the same keywords, drawn
+                    # after: it shrinks both methods' arenas.
+                    self.assertTrue(result.planned)
+                    self.assertTrue(result.changed)
+                    self.assertTrue(result.caption.startswith("after = the replanned layout"),
+                                    result.caption)
+                    self.assertIsNone(result.trace)
                     # Bytes in, nothing written: the same picture but for its title.
                     in_memory = pteshare.plot(self.llm.read_bytes(), format=suffix[1:], **options)
                     self.assertIsNone(in_memory.output)
@@ -502,6 +508,31 @@ class PteshareTest(unittest.TestCase):
             pteshare.plot(self.llm, out=self.dir / "picture.png")
         with self.assertRaises(pteshare.BadInputError):
             pteshare.plot(self.llm, method="no_such_method")
+
+    def test_plot_traces_what_the_cli_traces(self):
+        for options in ({}, {"share_auto": True}):
+            with self.subTest(options=options):
+                theirs, mine = self.dir / "theirs.json", self.dir / "mine.json"
+                status, _, stderr = cli("plot", self.llm, "--trace", theirs,
+                                        *(["--share-auto"] if options else []))
+                self.assertEqual(status, 0, stderr)
+                result = pteshare.plot(self.llm, trace=mine, **options)
+                self.assertEqual(mine.read_bytes(), theirs.read_bytes())
+                self.assertEqual(result.trace, json.loads(theirs.read_text()))
+                self.assertEqual(result.format, "svg")  # the picture is still drawn
+                events = [e for e in result.trace["traceEvents"] if e["ph"] == "X"]
+                self.assertEqual({e["args"]["layout"] for e in events}, {"before", "after"})
+                # trace=True: the same dict, nothing written; format="json":
+                # the trace is the document.
+                self.assertEqual(pteshare.plot(self.llm, trace=True, **options).trace,
+                                 result.trace)
+                as_document = pteshare.plot(self.llm, format="json", **options)
+                self.assertEqual(as_document.document.encode(), theirs.read_bytes())
+                self.assertEqual(as_document.format, "json")
+        with self.assertRaises(TypeError):
+            pteshare.plot(self.llm, trace=3)
+        with self.assertRaises(pteshare.BadInputError):
+            pteshare.plot(self.llm, format="png")
 
     def test_option_mistakes(self):
         with self.assertRaises(pteshare.BadInputError):

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "rewriter/plan/memory_cost.h"
 #include "tools/report/numbers.h"
 
 namespace pteshare::plot {
@@ -61,6 +62,22 @@ std::map<uint32_t, Placement> PlacementsAfter(const MethodPlan& method) {
   return after;
 }
 
+/// Whether `method` is drawn.
+bool Drawn(const std::string& method, const std::string& only_method) {
+  return only_method.empty() || method == only_method;
+}
+
+/// The methods' mutable buffers as `pteshare inspect` lists them.
+MethodBuffers BuffersOf(const MethodView& method) {
+  MethodBuffers buffers{method.name};
+  for (const TensorValue& t : method.tensors) {
+    if (!t.is_mutable_buffer()) continue;
+    ++buffers.count;
+    buffers.bytes += t.nbytes;
+  }
+  return buffers;
+}
+
 /// The backend id of every delegate of `method` ("?" where it has none).
 std::vector<std::string> DelegateIds(const MethodView& method) {
   std::vector<std::string> ids;
@@ -84,7 +101,9 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
   }
 
   for (const MethodView& method : view.methods) {
-    if (!only_method.empty() && method.name != only_method) continue;
+    if (!Drawn(method.name, only_method)) continue;
+    picture.mutable_buffers.push_back(BuffersOf(method));
+    const std::vector<FirstWrite> writers = FirstWriters(method);
     // Shared buffers are live throughout, as the planner and verifier see them.
     const std::vector<uint32_t> always_live =
         plan != nullptr ? SharedValues(method, plan->shared) : std::vector<uint32_t>{};
@@ -115,6 +134,8 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
         TensorBox box;
         box.value_index = tensor.value_index;
         box.name = std::string(tensor.name);
+        box.shape = tensor.Shape();
+        box.first_write = writers[tensor.value_index];
         box.kind = KindOf(tensor, IsShared(plan, method.index, tensor.value_index));
         box.placement = tensor.placement;
         box.input_placement = tensor.placement;
@@ -159,6 +180,25 @@ LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& vie
     }
   }
   return picture;
+}
+
+PlanSummary SummarizePlan(const Plan& plan, const std::string& only_method) {
+  PlanSummary summary;
+  summary.planned = true;
+  for (const MethodPlan& m : plan.methods) {
+    if (!Drawn(m.name, only_method)) continue;
+    summary.moved_tensors += m.moved_count();
+    summary.changes = summary.changes || m.arena_sizes_after != m.arena_sizes_before;
+  }
+  summary.changes = summary.changes || summary.moved_tensors > 0;
+  summary.shares_state = !plan.fronts.empty();
+  // What the arenas cost is the program's, as `plan` prints it, whatever
+  // is drawn.
+  const ArenaCost total = ComputeMemoryCost(plan).total;
+  summary.arena_bytes_before = total.one_set_before;
+  summary.arena_bytes_after = total.one_set_after;
+  summary.separate_bytes_before = total.separate_before;
+  return summary;
 }
 
 void MarkArenaLimits(const std::map<uint32_t, uint64_t>& limits, LayoutPicture* picture) {

@@ -15,6 +15,7 @@
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/planner.h"
 #include "rewriter/program/program_view.h"
+#include "tools/plot/first_writer.h"
 
 namespace pteshare::plot {
 
@@ -29,6 +30,10 @@ enum class BoxKind {
 struct TensorBox {
   uint32_t value_index = 0;
   std::string name;  // fully qualified name, or empty
+  /// "FLOAT[1,8,128,64]": dtype and sizes (TensorValue::Shape()).
+  std::string shape;
+  /// What puts its bytes there first (first_writer.h).
+  FirstWrite first_write;
   BoxKind kind = BoxKind::kTensor;
   Placement placement;
   /// Where it was before the plan (equal to `placement` in a before panel).
@@ -87,8 +92,38 @@ struct UnplannedMethod {
 };
 
 /// Whether a plan's "after" is drawn: not when the plan missed an
-/// --arena-limit (there is no plan to show, only the input it could not fit).
+/// --arena-limit (there is no plan to show, only the input it could not
+/// fit), nor when it changes nothing (after would repeat before).
 enum class PlanPanels { kBeforeAndAfter, kBeforeOnly };
+
+/// What a plan does to the methods drawn, for the picture's caption.
+struct PlanSummary {
+  /// False when there is no plan (the picture then says `not_planned`).
+  bool planned = false;
+  /// Some drawn tensor gets another offset or some drawn arena another size.
+  bool changes = false;
+  /// Tensors of the drawn methods with a new offset (TensorMove::moved()).
+  size_t moved_tensors = 0;
+  /// The program's arenas as one set (each memory_id as large as its
+  /// largest method), summed, before and after the plan: `plan`'s "one
+  /// set" total, whichever methods are drawn.
+  uint64_t arena_bytes_before = 0;
+  uint64_t arena_bytes_after = 0;
+  /// The plan shares state (it has front regions or state arenas): the
+  /// input then needs a set of arenas per method, this many bytes.
+  bool shares_state = false;
+  uint64_t separate_bytes_before = 0;
+  /// Why there is no plan (the planner refused the program), or empty.
+  std::string not_planned;
+};
+
+/// A method's mutable buffers as `pteshare inspect` lists them
+/// (TensorValue::is_mutable_buffer()): how many and their bytes.
+struct MethodBuffers {
+  std::string method;
+  size_t count = 0;
+  uint64_t bytes = 0;
+};
 
 struct LayoutPicture {
   std::string file;
@@ -105,6 +140,10 @@ struct LayoutPicture {
   /// What the arenas cost one set vs separate sets (memory_cost.h), one
   /// line each, as `plan` prints them.
   std::vector<std::string> memory_lines;
+  /// What the plan does (set by the caller, who knows whether there is one).
+  PlanSummary plan_summary;
+  /// Every drawn method's mutable buffers, in program order.
+  std::vector<MethodBuffers> mutable_buffers;
   std::vector<ArenaRow> rows;
   /// Methods left out for having no planned tensor, in program order.
   std::vector<UnplannedMethod> unplanned;
@@ -120,6 +159,10 @@ struct LayoutPicture {
 LayoutPicture BuildLayoutPicture(const std::string& file, const ProgramView& view,
                                  const PlanResult* plan, PlanPanels panels,
                                  const std::string& only_method);
+
+/// What `plan` does to `only_method` (every method when empty), and what
+/// the program's arenas cost before and after it.
+PlanSummary SummarizePlan(const Plan& plan, const std::string& only_method);
 
 /// Marks each row's --arena-limit (memory_id -> bytes) on the picture.
 void MarkArenaLimits(const std::map<uint32_t, uint64_t>& limits, LayoutPicture* picture);

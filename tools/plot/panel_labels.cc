@@ -35,7 +35,19 @@ void LabelBufferRun(PanelLabels& labels, const PanelFrame& frame, const ArenaPan
   const char* what = shared == run.size() ? " shared buffers, "
                      : shared == 0        ? " mutable buffers, "
                                           : " buffers, ";
-  const std::string text = std::to_string(run.size()) + what + ShortBytes(bytes);
+  // A run is the buffers packed together, not all of them: "2 of 4" where
+  // the panel has more of the kind (a gap of alignment padding apart).
+  auto same_kind = [&](const TensorBox& box) {
+    if (box.kind == BoxKind::kTensor) return false;
+    if (shared == run.size()) return box.kind == BoxKind::kSharedBuffer;
+    if (shared == 0) return box.kind == BoxKind::kMutableBuffer;
+    return true;
+  };
+  const size_t of_kind =
+      static_cast<size_t>(std::count_if(panel.boxes.begin(), panel.boxes.end(), same_kind));
+  std::string text = std::to_string(run.size());
+  if (of_kind > run.size()) text += " of " + std::to_string(of_kind);
+  text += what + ShortBytes(bytes);
   const double x = frame.left + (kPlotWidth - TextWidth(text, kLevelFont)) / 2;
   const double middle = r.y + r.h / 2 + 3.5;
   labels.Write(text, "#222222", "buffer-run",

@@ -43,7 +43,8 @@ class PanelLabels {
 };
 
 /// Names the drawn buffers of `panel` inside their rectangles where they
-/// fit; runs of buffers too thin for names get "64 shared buffers, 2 MiB".
+/// fit; runs of buffers too thin for names get "64 shared buffers, 2 MiB"
+/// ("2 of 4 mutable buffers, 64 B" where the panel has more of the kind).
 /// `rects[i]` is box i's rectangle, `drawn[i]` whether it was drawn.
 void LabelBuffers(PanelLabels& labels, const PanelFrame& frame, const ArenaPanel& panel,
                   const std::vector<PixelRect>& rects, const std::vector<bool>& drawn);

@@ -59,10 +59,25 @@ std::string LiveRangeText(const LiveRange& live, int64_t instructions) {
   return text;
 }
 
+std::string FirstWriteText(const FirstWrite& write) {
+  switch (write.kind) {
+    case WriterKind::kInput:
+      return "written first by the caller (a method input)";
+    case WriterKind::kInitialState:
+      return "written first by the loader (initial state, copied in when the method loads)";
+    case WriterKind::kInstruction:
+      return "written first by " + write.Text();
+    case WriterKind::kNone:
+      break;
+  }
+  return "no instruction writes it (a view of another tensor's bytes, or unused)";
+}
+
 std::string TensorTooltip(const TensorBox& box, bool after_plan, int64_t instructions,
                           size_t group_members) {
   std::string text = "value " + std::to_string(box.value_index);
   if (!box.name.empty()) text += " " + box.name;
+  text += "\n" + box.shape + "\n" + FirstWriteText(box.first_write);
   if (box.kind == BoxKind::kSharedBuffer) text += "\nshared buffer";
   if (box.kind == BoxKind::kMutableBuffer) text += "\nmutable buffer (not shared)";
   text += "\n" + cli::Grouped(box.placement.nbytes) + " bytes (" +
@@ -75,6 +90,61 @@ std::string TensorTooltip(const TensorBox& box, bool after_plan, int64_t instruc
     text += "\nalias group of " + std::to_string(group_members) + " tensors";
   }
   return text;
+}
+
+namespace {
+
+/// "-200,704, -16.7%": a change of `before` bytes to `after`.
+std::string SignedChange(uint64_t before, uint64_t after) {
+  const bool less = after < before;
+  const uint64_t by = less ? before - after : after - before;
+  char percent[32];
+  std::snprintf(percent, sizeof percent, "%.1f%%",
+                before == 0 ? 0.0 : 100.0 * static_cast<double>(by) / static_cast<double>(before));
+  const char* sign = less ? "-" : "+";
+  return sign + cli::Grouped(by) + ", " + sign + percent;
+}
+
+}  // namespace
+
+std::string PlanCaption(const PlanSummary& summary) {
+  if (!summary.planned) {
+    return summary.not_planned.empty()
+               ? ""
+               : "not replanned: " + summary.not_planned + "; only the input is drawn";
+  }
+  const std::string moved = cli::Grouped(summary.moved_tensors) +
+                            (summary.moved_tensors == 1 ? " tensor moves" : " tensors move");
+  if (!summary.changes) {
+    return "the plan changes nothing: every placement and arena size stays (one set of arenas " +
+           cli::Grouped(summary.arena_bytes_before) + " bytes), so only the input is drawn";
+  }
+  const uint64_t after = summary.arena_bytes_after;
+  if (summary.shares_state) {
+    // Unshared, each method's state needs arenas of its own.
+    const uint64_t before = summary.separate_bytes_before;
+    return "after = the replanned layout with the state shared: one set of arenas for every "
+           "method, " +
+           cli::Grouped(after) + " bytes, where the input needs a set per method, " +
+           cli::Grouped(before) + " bytes (" + SignedChange(before, after) + "); " + moved;
+  }
+  const uint64_t before = summary.arena_bytes_before;
+  if (before == after) {
+    return "after = the replanned layout: " + moved + ", one set of arenas stays " +
+           cli::Grouped(before) + " bytes";
+  }
+  return "after = the replanned layout: one set of arenas " + cli::Grouped(before) + " -> " +
+         cli::Grouped(after) + " bytes (" + SignedChange(before, after) + "), " + moved;
+}
+
+std::string MutableBufferText(const std::vector<MethodBuffers>& methods) {
+  std::string text;
+  for (const MethodBuffers& m : methods) {
+    if (m.count == 0) continue;
+    text += (text.empty() ? "" : "; ") + m.method + " " + std::to_string(m.count) + ", " +
+            cli::Grouped(m.bytes) + " bytes";
+  }
+  return "mutable buffers (as pteshare inspect lists them): " + (text.empty() ? "none" : text);
 }
 
 int64_t InstructionTickStep(int64_t span, int64_t max_ticks) {

@@ -217,6 +217,11 @@ class LayoutRenderer {
     header.heading = picture_.title + ": memory layout";
     if (header.has_plan) {
       header.heading += " before and after the plan (strategy " + picture_.strategy + ")";
+    } else if (picture_.plan_summary.planned && !picture_.plan_summary.changes) {
+      header.heading += " (the plan changes nothing)";
+    }
+    if (const std::string caption = PlanCaption(picture_.plan_summary); !caption.empty()) {
+      header.notes.push_back({caption, "#000000", true, "plan-caption"});
     }
     if (!picture_.limit_misses.empty()) {
       header.heading += " of the input: no plan fits --arena-limit";
@@ -231,6 +236,8 @@ class LayoutRenderer {
       header.notes.push_back({line, "#333333", false, "memory"});
     }
     if (!picture_.rows.empty()) {
+      header.notes.push_back(
+          {MutableBufferText(picture_.mutable_buffers), "#333333", false, "mutable-buffers"});
       for (const std::string& line : UnplannedLines(picture_.unplanned)) {
         header.notes.push_back({"not drawn: " + line, "#555555", false, "unplanned"});
       }

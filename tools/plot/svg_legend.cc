@@ -80,7 +80,7 @@ HeaderLayout LayOutHeader(const PlotHeader& header, double width) {
   if (header.legend) {
     layout.lines.push_back(
         {"time (instruction index) across, arena offset up; hover a rectangle "
-         "for its value, name, bytes and live range",
+         "for its value, name, dtype and shape, first writer, bytes and live range",
          "#555555", false, "how-to-read", baseline});
   } else {
     baseline -= 2 * kLineHeight;  // no legend above the notes

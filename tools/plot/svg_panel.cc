@@ -111,9 +111,12 @@ class PanelDrawer {
                  cli::Grouped(place_.bytes.high) + ": the tensors outside the buffers, " +
                  std::to_string(place_.magnification) + "x the scale above";
     } else {
-      subtitle = cli::Grouped(panel_.arena_size) + " bytes, " +
-                 std::to_string(panel_.boxes.size()) + " tensors, " +
-                 std::to_string(row_.instruction_count) + " instructions";
+      subtitle = cli::Grouped(panel_.arena_size) + " bytes";
+      if (panel_.after_plan && panel_.arena_size != row_.before.arena_size) {
+        subtitle += " (was " + cli::Grouped(row_.before.arena_size) + ")";
+      }
+      subtitle += ", " + std::to_string(panel_.boxes.size()) + " tensors, " +
+                  std::to_string(row_.instruction_count) + " instructions";
       if (panel_.front_size > 0) subtitle += ", front region " + ShortBytes(panel_.front_size);
       const size_t moved = static_cast<size_t>(std::count_if(
           panel_.boxes.begin(), panel_.boxes.end(), [](const TensorBox& b) { return b.moved; }));

@@ -124,6 +124,31 @@ TEST(InstructionEffectsReader, ADelegateCallDefinesOnlyFreshPlannedValuesWithout
   EXPECT_EQ(w.effects.born_at_delegate, born);
 }
 
+TEST(InstructionEffectsReader, EachCallNamesItsOperatorOrDelegateByIndex) {
+  MethodSpec m;
+  m.name = "forward";
+  m.delegates.push_back(synth::Delegate{"FirstBackend", {1}, {}});
+  m.delegates.push_back(synth::Delegate{"SecondBackend", {2}, {}});
+  ValueIndex x = At(m, 0), a = At(m, 16), b = At(m, 32), c = At(m, 48), d = At(m, 64);
+  ValueIndex moved = m.Add(Tensor{.sizes = {4}, .memory = synth::AliasOf{d, 0}});
+  CallOut(m, ops::kRelu, {x}, a);          // 0: operator 0 (first use)
+  CallOut(m, ops::kAdd, {a, x}, b);        // 1: operator 1
+  CallOut(m, ops::kRelu, {b}, c);          // 2: operator 0 again
+  m.Emit(synth::DelegateCall{1, {c, d}});  // 3: delegate 1
+  m.Emit(synth::MoveCall{d, moved});       // 4: calls nothing
+  m.inputs = {x};
+  m.outputs = {moved};
+  Walked w = Walk(m);
+  ASSERT_TRUE(w.program);
+  std::vector<int32_t> callees;
+  for (const InstructionEffect& e : w.effects.instructions) callees.push_back(e.callee);
+  EXPECT_EQ(callees, (std::vector<int32_t>{0, 1, 0, 1, -1}));
+  // The view's operator table is the plan's, as a kernel is registered.
+  const MethodView& view = w.program->view.methods[0];
+  EXPECT_EQ(view.operators, (std::vector<std::string>{"aten::relu.out", "aten::add.out"}));
+  EXPECT_EQ(view.delegate_ids[1], "SecondBackend");
+}
+
 TEST(InstructionEffectsReader, AMoveCallReadsItsSourceAndWritesItsDestination) {
   MethodSpec m;
   m.name = "forward";
@@ -235,6 +260,19 @@ TEST(InstructionEffectsReader, EveryCorpusProgramWalksWithinItsValuesAndInstruct
       }
       EXPECT_EQ(touches, e.touches.size()) << method.name;
       for (const ValueTouch& t : e.touches) ASSERT_LT(t.value, method.value_count) << method.name;
+      // Every kernel call of a real program names an entry of its
+      // operator table, every delegate call one of its delegates.
+      for (const InstructionEffect& i : e.instructions) {
+        if (i.kind == InstructionKind::kKernel) {
+          EXPECT_GE(i.callee, 0) << method.name;
+          EXPECT_LT(static_cast<size_t>(i.callee), method.operators.size()) << method.name;
+        } else if (i.kind == InstructionKind::kDelegate) {
+          EXPECT_GE(i.callee, 0) << method.name;
+          EXPECT_LT(static_cast<size_t>(i.callee), method.delegate_ids.size()) << method.name;
+        } else {
+          EXPECT_EQ(i.callee, -1) << method.name;
+        }
+      }
       for (const BackwardJump& loop : e.loops) {
         EXPECT_LE(loop.destination, loop.jump) << method.name;
         EXPECT_EQ(e.instructions[loop.jump].kind, InstructionKind::kJump) << method.name;

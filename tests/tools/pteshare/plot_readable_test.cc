@@ -9,10 +9,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
+#include "tests/json_value.h"
 #include "tests/plot_svg_checks.h"
 #include "tests/test_support.h"
+#include "tools/report/numbers.h"
+#include "tools/synth/fixed_layout.h"
 
 namespace pteshare {
 namespace {
@@ -20,10 +24,14 @@ namespace {
 using test_support::CommandOutput;
 using test_support::Contains;
 using test_support::Count;
+using test_support::JoinedTexts;
+using test_support::JsonReader;
+using test_support::JsonValue;
 using test_support::OverlappingLabels;
 using test_support::ReadFileBytes;
 using test_support::RunTool;
 using test_support::TempDir;
+using test_support::TextsOfClass;
 using test_support::XmlProblem;
 
 std::string Synth(const TempDir& dir, const std::string& name, std::vector<std::string> args) {
@@ -47,16 +55,6 @@ Plotted Plot(const std::string& file, std::vector<std::string> args,
   plotted.out = RunTool("pteshare", command);
   if (std::filesystem::exists(output)) plotted.svg = ReadFileBytes(output);
   return plotted;
-}
-
-/// The text of every <text class="CLASS" ...> element.
-std::vector<std::string> TextsOfClass(const std::string& svg, const std::string& css_class) {
-  const std::regex text("<text class=\"" + css_class + "\"[^>]*>([^<]*)</text>");
-  std::vector<std::string> texts;
-  for (std::sregex_iterator it(svg.begin(), svg.end(), text), end; it != end; ++it) {
-    texts.push_back((*it)[1].str());
-  }
-  return texts;
 }
 
 /// What EscapeXml makes of a line of plain text.
@@ -181,7 +179,8 @@ TEST(PlotReadable, TheMemoryLineIsInThePicture) {
   size_t printed = 0;
   std::stringstream out(p.out.out);
   for (std::string line; std::getline(out, line);) {
-    if (!Contains(line, "one set")) continue;
+    // The memory lines, indented (the caption line names the file first).
+    if (!Contains(line, "one set") || line.rfind("  ", 0) != 0) continue;
     ++printed;
     EXPECT_NE(std::find(memory.begin(), memory.end(), Escaped(Collapsed(line))), memory.end())
         << Collapsed(line);
@@ -239,8 +238,8 @@ TEST(PlotReadable, UnknownExtensionIsExitTwoAndWritesNothing) {
   Plotted p = Plot(file, {}, png);
   EXPECT_EQ(p.out.exit_status, 2);
   EXPECT_EQ(p.out.err, "pteshare: " + png.string() +
-                           ": unknown extension '.png': the picture is written as .svg or .html, "
-                           "name the output so\n");
+                           ": unknown extension '.png': the picture is written as .svg or .html "
+                           "(the trace as .json), name the output so\n");
   EXPECT_FALSE(std::filesystem::exists(png));
   Plotted contradiction = Plot(file, {"--html"}, dir / "layout.svg");
   EXPECT_EQ(contradiction.out.exit_status, 2);
@@ -266,6 +265,60 @@ TEST(PlotReadable, LabelsNeverOverlapOnPteSynthPrograms) {
       ExpectNoOverlappingLabels(p.svg, file + " " + (args.empty() ? "" : args[0]));
     }
   }
+}
+
+TEST(PlotReadable, ARunOfBuffersSaysHowManyOfThePanelsItHolds) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "2"});
+  Plotted p = Plot(file, {}, dir / "layout.svg");
+  ASSERT_EQ(p.out.exit_status, 0) << p.out.err;
+  // Decode's exporter-like plan keeps its 4 caches in two runs of two.
+  static const std::regex run_label(
+      "class=\"label buffer-run\"[^>]*>([0-9]+) of ([0-9]+) mutable buffers, ");
+  size_t partial_runs = 0;
+  size_t at = p.svg.find("<g class=\"panel");
+  while (at != std::string::npos) {
+    const size_t next = p.svg.find("<g class=\"panel", at + 1);
+    const std::string panel = p.svg.substr(at, next == std::string::npos ? next : next - at);
+    const size_t buffers = Count(panel, "<rect class=\"tensor mutable");
+    for (std::sregex_iterator it(panel.begin(), panel.end(), run_label), end; it != end; ++it) {
+      ++partial_runs;
+      EXPECT_LT(std::stoul((*it)[1].str()), std::stoul((*it)[2].str()));
+      EXPECT_EQ(std::stoul((*it)[2].str()), buffers);
+    }
+    at = next;
+  }
+  EXPECT_GT(partial_runs, 0u);
+}
+
+TEST(PlotReadable, AProgramThePlannerRefusesIsDrawnAsItStandsSayingWhy) {
+  TempDir dir;
+  // A tensor past the end of its arena: verify reports it, the planners
+  // refuse it, and the picture is how one looks at it.
+  Result<std::vector<uint8_t>> bytes = synth::BuildFixedLayout(
+      {{.name = "forward",
+        .tensors = {{.nbytes = 64, .offset = 0}, {.nbytes = 64, .offset = 64}},
+        .arena_sizes = {96}}});
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  const std::filesystem::path file = dir / "past-the-arena.pte";
+  test_support::WriteBytes(file, *bytes);
+  CommandOutput plan = RunTool("pteshare", {"plan", file.string()});
+  ASSERT_EQ(plan.exit_status, 2);
+  const std::string refusal = plan.err.substr(("pteshare: " + file.string() + ": ").size());
+  Plotted p = Plot(file.string(), {}, dir / "layout.svg");
+  ASSERT_EQ(p.out.exit_status, 0) << p.out.err;
+  EXPECT_EQ(p.out.err, "");
+  EXPECT_EQ(Count(p.svg, "class=\"panel before"), 1u);
+  EXPECT_EQ(Count(p.svg, "class=\"panel after"), 0u);
+  // The planner's own words (the picture escapes '>' as XML does).
+  const std::string caption = JoinedTexts(p.svg, "plan-caption");
+  EXPECT_EQ(caption, Escaped("not replanned: " + refusal.substr(0, refusal.size() - 1) +
+                             "; only the input is drawn"));
+  EXPECT_TRUE(Contains(p.out.out, ": not replanned: ")) << p.out.out;
+  // With a sharing option, the refusal is plot's as it is plan's.
+  Plotted shared = Plot(file.string(), {"--share-auto"}, dir / "shared.svg");
+  EXPECT_EQ(shared.out.exit_status, 2);
+  EXPECT_TRUE(shared.svg.empty());
 }
 
 /// Corpus rows that are programs with methods, read from MANIFEST.tsv.
@@ -336,6 +389,96 @@ TEST(PlotReadableCorpus, LabelsNeverOverlapOnTheCorpus) {
     EXPECT_FALSE(Contains(TextsOfClass(p.svg, "heading")[0], "/")) << row.file;
   }
   EXPECT_GT(plotted, CorpusPrograms().size() / 2);
+}
+
+/// `pteshare COMMAND FILE ARGS --json` read back.
+std::optional<JsonValue> JsonOf(const std::vector<std::string>& command) {
+  CommandOutput out = RunTool("pteshare", command);
+  if (out.exit_status != 0) return std::nullopt;
+  JsonReader reader;
+  std::optional<JsonValue> json = reader.Read(out.out);
+  EXPECT_TRUE(json.has_value()) << reader.error();
+  return json;
+}
+
+// Issue 27: the NVFlare program's picture said "2 mutable buffers, 64 B"
+// where inspect lists 4 (88 B): that label named a run of buffers packed
+// together, and nothing counted them all. Now the header counts each
+// method's mutable buffers as inspect lists them, and a run says "2 of 4".
+TEST(PlotReadableCorpus, MutableBufferCountsAreInspects) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
+  TempDir dir;
+  size_t compared = 0, with_buffers = 0;
+  for (const test_support::ManifestRow& row : CorpusPrograms()) {
+    SCOPED_TRACE(row.file);
+    const std::string file = test_support::CorpusPath(row).string();
+    std::optional<JsonValue> inspect = JsonOf({"inspect", file, "--json"});
+    ASSERT_TRUE(inspect.has_value());
+    std::string listed;
+    for (const JsonValue& method : inspect->find("methods")->items) {
+      const std::vector<JsonValue>& buffers = method.find("mutable_buffers")->items;
+      if (buffers.empty()) continue;
+      uint64_t bytes = 0;
+      for (const JsonValue& b : buffers) bytes += static_cast<uint64_t>(b.find("nbytes")->number);
+      listed += (listed.empty() ? "" : "; ") + method.find("name")->text + " " +
+                std::to_string(buffers.size()) + ", " + cli::Grouped(bytes) + " bytes";
+    }
+    Plotted p = Plot(file, {}, dir / "buffers.svg");
+    ASSERT_EQ(p.out.exit_status, 0) << p.out.err;
+    if (Count(p.svg, "class=\"panel") == 0) continue;  // nothing planned, no header note
+    ++compared;
+    with_buffers += listed.empty() ? 0 : 1;
+    EXPECT_EQ(JoinedTexts(p.svg, "mutable-buffers"),
+              "mutable buffers (as pteshare inspect lists them): " +
+                  (listed.empty() ? std::string("none") : listed));
+  }
+  EXPECT_GT(compared, CorpusPrograms().size() / 2);
+  EXPECT_GT(with_buffers, 0u) << "no corpus program has a mutable buffer";
+}
+
+TEST(PlotReadableCorpus, AfterIsDrawnExactlyWhereThePlanChangesSomething) {
+  PTESHARE_SKIP_UNLESS_RUN_HERE(test_support::Cost::kSweep);
+  if (test_support::SharedDir().empty()) GTEST_SKIP() << "../shared (the corpus) is absent";
+  TempDir dir;
+  size_t changed = 0, unchanged = 0;
+  for (const test_support::ManifestRow& row : CorpusPrograms()) {
+    SCOPED_TRACE(row.file);
+    const std::string file = test_support::CorpusPath(row).string();
+    std::optional<JsonValue> plan = JsonOf({"plan", file, "--json"});
+    Plotted p = Plot(file, {}, dir / "after.svg");
+    ASSERT_EQ(p.out.exit_status, 0) << p.out.err;
+    if (!plan) {  // plot draws what the planner refuses, and says why
+      EXPECT_TRUE(Contains(JoinedTexts(p.svg, "plan-caption"), "not replanned: "));
+      continue;
+    }
+    bool changes = false;
+    for (const JsonValue& method : plan->find("methods")->items) {
+      changes = changes || method.find("moved_tensors")->number > 0;
+      for (const JsonValue& arena : method.find("arenas")->items) {
+        changes = changes || arena.find("size_before")->number != arena.find("size_after")->number;
+      }
+    }
+    const JsonValue& total = *plan->find("memory")->find("total");
+    const uint64_t before = static_cast<uint64_t>(total.find("one_set_before")->number);
+    const uint64_t after = static_cast<uint64_t>(total.find("one_set_after")->number);
+    const std::string caption = JoinedTexts(p.svg, "plan-caption");
+    if (Count(p.svg, "class=\"panel") == 0) continue;  // nothing planned: nothing drawn
+    (changes ? changed : unchanged) += 1;
+    EXPECT_EQ(Count(p.svg, "class=\"panel after") > 0, changes);
+    if (!changes) {
+      EXPECT_EQ(caption.rfind("the plan changes nothing", 0), 0u) << caption;
+      continue;
+    }
+    EXPECT_EQ(caption.rfind("after = the replanned layout: ", 0), 0u) << caption;
+    if (before != after) {
+      EXPECT_TRUE(Contains(caption, "one set of arenas " + cli::Grouped(before) + " -&gt; " +
+                                        cli::Grouped(after) + " bytes"))
+          << caption;
+    }
+  }
+  EXPECT_GT(changed, 0u);
+  EXPECT_GT(unchanged, 0u);
 }
 
 }  // namespace
