@@ -134,7 +134,7 @@ TEST(Rewrite, PrivateStateOfEachMethodGetsBytesNoOtherMethodTouches) {
   const rc::Report before = Check(*input);
   EXPECT_EQ(PrivateStateOverlaps(before), 2u) << before.Summary();  // each over the other's
 
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes);
   EXPECT_TRUE(after.ok()) << after.Summary();
@@ -155,7 +155,7 @@ TEST(Rewrite, StateLeftOutOfTheShareListKeepsBytesNoOtherMethodTouches) {
 
   ShareRequest share;
   share.names = {"k"};
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, share, PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, share, PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes, {"k"});
   EXPECT_TRUE(after.ok()) << after.Summary();
@@ -172,7 +172,7 @@ TEST(Rewrite, UnnamedStateOfOneMethodKeepsBytesNoOtherMethodTouches) {
   ASSERT_TRUE(input.ok()) << input.error().message;
   EXPECT_EQ(PrivateStateOverlaps(Check(*input)), 1u);
 
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes);
   EXPECT_TRUE(after.ok()) << after.Summary();

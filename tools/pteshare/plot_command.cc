@@ -33,6 +33,10 @@ int RunPlot(const PlotArgs& args) {
     PrintFileError(args.output, format.error());
     return kExitBadInput;
   }
+  if (Status flags = CheckFlags(args.share, &args.planning); !flags.ok()) {
+    PrintError(flags.error().message);
+    return ExitStatusFor(flags.error().kind);
+  }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const ProgramView& view = opened->view;
@@ -97,13 +101,15 @@ void AddPlot(CLI::App& app, int& exit_status) {
       ".html for one page with hover tooltips.\n"
       "Example: pteshare plot model.pte --share-auto -o layout.svg");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is drawn)")
-      ->required();
-  cmd->add_option("--method", args->method, "Draw only this method");
+      ->required()
+      ->type_name("");
+  cmd->add_option("--method", args->method, "Draw only this method")->type_name("METHOD");
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   cmd->add_option("-o,--output", args->output,
                   "The picture to write: NAME.svg, or NAME.html for one self-contained page with "
                   "the SVG inline and hover tooltips (value, name, bytes, live range)")
+      ->type_name("OUT.svg|OUT.html")
       ->required();
   cmd->add_flag("--html", args->html, "Kept for old scripts: the output must then be named .html");
   cmd->callback([args, &exit_status] { exit_status = RunPlot(*args); });
