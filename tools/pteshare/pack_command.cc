@@ -16,6 +16,7 @@
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/number_option.h"
 #include "tools/report/json_writer.h"
+#include "tools/report/numbers.h"
 
 namespace pteshare::cli {
 namespace {
@@ -97,11 +98,10 @@ int RunPack(const PackOptions& options) {
     std::cout << FormatBlockCsv(*problem, plan->solution);
   }
   std::fprintf(
-      stderr, "%s: arena %llu bytes, lower bound %llu, overhead %.2f%%%s, %.2f s, %llu steps%s\n",
-      options.file.c_str(), static_cast<unsigned long long>(plan->solution.height),
-      static_cast<unsigned long long>(plan->lower_bound), overhead,
-      plan->optimal ? " (optimal)" : "", seconds, static_cast<unsigned long long>(plan->steps),
-      plan->timed_out ? " (stopped by --time-limit)" : "");
+      stderr, "%s: arena %s bytes, lower bound %s, overhead %.2f%%%s, %.2f s, %s steps%s\n",
+      options.file.c_str(), Grouped(plan->solution.height).c_str(),
+      Grouped(plan->lower_bound).c_str(), overhead, plan->optimal ? " (optimal)" : "", seconds,
+      Grouped(plan->steps).c_str(), plan->timed_out ? " (stopped by --time-limit)" : "");
   return kExitOk;
 }
 

@@ -4,16 +4,6 @@
 
 namespace pteshare::cli {
 
-std::string Grouped(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string HumanBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   const char* units[] = {"KiB", "MiB", "GiB", "TiB"};

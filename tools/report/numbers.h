@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "rewriter/base/grouped.h"
+
 namespace pteshare::cli {
 
-/// 1234567 -> "1,234,567".
-std::string Grouped(uint64_t value);
+/// 1234567 -> "1,234,567" (rewriter/base/grouped.h, which the library's
+/// messages use too).
+using ::pteshare::Grouped;
 /// 1234567 -> "1.18 MiB" (exact bytes below 1 KiB).
 std::string HumanBytes(uint64_t bytes);
 /// "CPU", "CUDA:0", or the number for a device type we do not know.
