@@ -25,6 +25,7 @@ std::vector<FlagWord> FlagWords() {
     words.push_back({row.flag, row.keyword, row.kind, &row});
   }
   words.push_back({"--write-names", "write_names", ValueKind::kSwitch});
+  words.push_back({"--allow-position-names", "allow_position_names", ValueKind::kSwitch});
   words.push_back({"--in-place", "in_place", ValueKind::kSwitch});
   return words;
 }
@@ -54,11 +55,12 @@ std::string PythonValue(const FlagWord& word, std::string_view token) {
       if (token == "NAME") return "['NAME']";
       if (token == "NAME...") return "['NAME', ...]";
       return "";
-    case ValueKind::kValueNamings: {
-      const size_t colon = token.rfind(':', equals);
-      if (equals == std::string_view::npos || colon == std::string_view::npos) return "";
+    case ValueKind::kValueNamings:
+      // METHOD:VALUE_INDEX=NAME or paired_state.K=NAME.
+      if (equals == std::string_view::npos || equals == 0) return "";
       return "{" + Quoted(token.substr(0, equals)) + ": " + Quoted(token.substr(equals + 1)) + "}";
-    }
+    case ValueKind::kNamesFile:
+      return Quoted(token);
     case ValueKind::kArenaLimits:
       if (equals == std::string_view::npos) return "";
       return "{" + std::string(token.substr(0, equals)) + ": " +

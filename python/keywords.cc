@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "python/errors.h"
+#include "tools/options/names_file.h"
 #include "tools/options/option_text.h"
 
 namespace pteshare::python {
@@ -51,6 +52,7 @@ py::object DefaultOf(const OptionRow& row) {
     case ValueKind::kArenaLimits:
     case ValueKind::kNameList:
     case ValueKind::kValueNamings:
+    case ValueKind::kNamesFile:
       break;
   }
   return py::none();
@@ -62,7 +64,7 @@ ValueNaming NamingFromText(const std::string& file, const std::string& keyword,
   if (std::optional<ValueNaming> naming = ParseValuePosition(key)) return *naming;
   Raise(file, Error{keyword + " key '" + key +
                     "': expected 'METHOD:VALUE_INDEX' or (METHOD, VALUE_INDEX), e.g. "
-                    "'prefill:22'"});
+                    "'prefill:22', or 'paired_state.K' for pair K of the unnamed state"});
 }
 
 ValueNaming NamingFromKey(const std::string& file, const std::string& keyword,
@@ -106,6 +108,24 @@ std::vector<ValueNaming> NamingsFrom(const std::string& file, const std::string&
   return namings;
 }
 
+// None or the path of a names file, a str or an os.PathLike
+// (--names-from FILE); its namings, or the file's error.
+std::vector<ValueNaming> NamesFileFrom(const std::string& file, const std::string& keyword,
+                                       const py::object& value) {
+  if (value.is_none()) return {};
+  py::object path = value;
+  if (!py::isinstance<py::str>(value)) {
+    if (!py::hasattr(value, "__fspath__")) {
+      throw py::type_error(keyword + ": a path (str or os.PathLike), not " + TypeName(value));
+    }
+    path = value.attr("__fspath__")();
+  }
+  Result<std::vector<ValueNaming>> namings =
+      options::ReadNamesFile(StrOnly(path, keyword + ": a path"));
+  if (!namings.ok()) Raise(file, namings.error());
+  return std::move(namings).value();
+}
+
 // None or {memory_id: bytes} (--arena-limit ID=BYTES).
 std::map<uint32_t, uint64_t> LimitsFrom(const std::string& file, const std::string& keyword,
                                         const py::object& value) {
@@ -144,6 +164,8 @@ OptionValue ValueFrom(const std::string& file, const OptionRow& row, const py::o
       return OptionValue(NamesFrom(keyword, value));
     case ValueKind::kValueNamings:
       return OptionValue(NamingsFrom(file, keyword, value));
+    case ValueKind::kNamesFile:
+      return OptionValue(NamesFileFrom(file, keyword, value));
     case ValueKind::kSwitch:
       break;
   }

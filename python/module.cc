@@ -66,7 +66,7 @@ py::object Verify(const CallArguments& call, const FunctionKeywords& keywords) {
   const Source source(call.source());
   const ShareRequest request = keywords.Read(source.path(), call).share;
   const OpenedProgram opened = source.Open();
-  Result<runtime_check::Report> report = cli::CheckForVerify(opened.file, request);
+  Result<runtime_check::Report> report = cli::CheckForVerify(opened, request);
   if (!report.ok()) Raise(source.path(), report.error());
   return Loads(cli::VerifyJson(source.path(), opened.file, *report));
 }
@@ -74,7 +74,7 @@ py::object Verify(const CallArguments& call, const FunctionKeywords& keywords) {
 // Bytes in: (rewritten bytes, report). `name`: the file the bytes were
 // read from, for the messages and the report, or empty.
 py::object RewriteInMemory(const Source& source, const std::string& name, const ShareRequest& share,
-                           const PlanOptions& options, bool write_names) {
+                           const PlanOptions& options, WriteNames write_names) {
   std::optional<Result<RewriteOutcome>> outcome;
   {
     py::gil_scoped_release unlocked;
@@ -89,7 +89,8 @@ py::object RewriteInMemory(const Source& source, const std::string& name, const 
 // A path in: the report, after writing `output` (or the file in place) as
 // `pteshare rewrite FILE -o OUTPUT` does.
 py::object RewriteOnDisk(const Source& source, const py::object& output, bool in_place,
-                         const ShareRequest& share, const PlanOptions& options, bool write_names) {
+                         const ShareRequest& share, const PlanOptions& options,
+                         WriteNames write_names) {
   const std::string& file = source.path();
   RewriteRequest request;
   request.input = file;
@@ -127,7 +128,13 @@ py::object RewriteOnDisk(const Source& source, const py::object& output, bool in
 // (bytes or None, report): bytes for bytes in, None for a path.
 py::object Rewrite(const CallArguments& call, const FunctionKeywords& keywords) {
   const bool in_place = BoolKeyword(call["in_place"], "in_place");
-  const bool write_names = BoolKeyword(call["write_names"], "write_names");
+  // write_names=True stores the names given; allow_position_names=True
+  // also a pair's made-up paired_state.K (rewrite.h, WriteNames).
+  const bool names_on = BoolKeyword(call["write_names"], "write_names");
+  const bool positions = BoolKeyword(call["allow_position_names"], "allow_position_names");
+  const WriteNames write_names = !names_on   ? WriteNames::kNo
+                                 : positions ? WriteNames::kGivenAndPositions
+                                             : WriteNames::kGiven;
   const py::object output = call["output"];
   const py::object file_name = call["file_name"];
   const Source source(call.source());
@@ -296,7 +303,7 @@ PYBIND11_MODULE(_native, module) {
   static const FunctionKeywords& verify_keywords = *new FunctionKeywords({}, {OptionGroup::kShare});
   static const FunctionKeywords& rewrite_keywords = *new FunctionKeywords(
       {{"output", none}, {"in_place", no}}, {OptionGroup::kShare, OptionGroup::kPlan},
-      {{"write_names", no}, {"file_name", none}});
+      {{"write_names", no}, {"allow_position_names", no}, {"file_name", none}});
   static const FunctionKeywords& plot_keywords =
       *new FunctionKeywords({{"out", none}, {"method", none}, {"format", none}, {"trace", no}},
                             {OptionGroup::kShare, OptionGroup::kPlan});

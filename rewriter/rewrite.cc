@@ -51,15 +51,45 @@ struct PatchedPlan {
   PatchSet patch;
 };
 
+// WriteNames::kGiven: the first and last made-up name that would be
+// written, and how to give real ones instead.
+Status RefuseMadeUpNames(const ProgramView& view, const SharedBufferSet& shared) {
+  std::vector<const StatePairing*> made_up;
+  for (const StatePairing& pairing : shared.pairings) {
+    if (pairing.position_name) made_up.push_back(&pairing);
+  }
+  if (made_up.empty()) return Status::Ok();
+  std::string methods;
+  for (const auto& [method, value] : made_up.front()->values) {
+    methods += (methods.empty() ? "" : "/") + view.methods[method].name;
+  }
+  const std::string names = made_up.size() == 1 ? made_up.front()->name + " is a position"
+                                                : made_up.front()->name + " to " +
+                                                      made_up.back()->name + " are positions";
+  return Error{"--write-names would store made-up names: " + names + " in the unnamed state of " +
+               methods +
+               ", not the model's names; give the real ones with --names-from FILE (a "
+               "line each like " +
+               made_up.front()->name + "=layers.0.k_cache) or --name " + made_up.front()->name +
+               "=NAME, or add --allow-position-names to store the "
+               "positions as names"};
+}
+
 Result<PatchedPlan> PlanAndPatch(const OpenedProgram& program, const ShareRequest& share,
-                                 const PlanOptions& options, bool write_names) {
+                                 const PlanOptions& options, WriteNames write_names) {
   Result<VerifiedPlan> plan = PlanAndVerify(program.view, share, options);
   if (!plan.ok()) return plan.error();
   if (!plan->fits()) return LimitMisses(plan->planned.plan);
   if (!plan->verified()) return RefusedPlan(plan->violations);
   const SharedBufferSet& shared = plan->planned.shared;
-  const std::vector<TensorName> names =
-      write_names ? NamesToWrite(program.view, shared) : std::vector<TensorName>{};
+  if (write_names == WriteNames::kGiven) {
+    if (Status refused = RefuseMadeUpNames(program.view, shared); !refused.ok()) {
+      return refused.error();
+    }
+  }
+  const std::vector<TensorName> names = write_names != WriteNames::kNo
+                                            ? NamesToWrite(program.view, shared)
+                                            : std::vector<TensorName>{};
   Result<PatchSet> patch =
       MakePatchSet(program.file.bytes(), program.view, plan->planned.plan, names);
   if (!patch.ok()) {
@@ -184,7 +214,7 @@ Result<RewriteOutcome> RewriteFile(const RewriteRequest& request) {
 }
 
 Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
-                                    const PlanOptions& options, bool write_names) {
+                                    const PlanOptions& options, WriteNames write_names) {
   Result<OpenedProgram> program = OpenProgramBytes(input);
   if (!program.ok()) return program.error();
   Result<PatchedPlan> patched = PlanAndPatch(*program, share, options, write_names);

@@ -72,6 +72,18 @@ Error LimitMisses(const Plan& plan);
 /// The error a writer gives for a plan with violations (kNoValidPlan).
 Error RefusedPlan(const std::vector<PlanViolation>& violations);
 
+/// Which names a rewrite stores in the program (`--write-names`,
+/// name_patch.h): each shared buffer's name, in its tensor's
+/// extra_tensor_info. A pair of unnamed state that no naming named is
+/// called paired_state.K (shared_buffers.h), a name that says only its
+/// position: written into the file, it would look like the model's own, so
+/// it is refused unless asked for.
+enum class WriteNames {
+  kNo,                 // store no name
+  kGiven,              // the names given (--name, --names-from); a made-up one is an error
+  kGivenAndPositions,  // also paired_state.K (--write-names --allow-position-names)
+};
+
 /// What to rewrite and how (the CLI's flags, parsed).
 struct RewriteRequest {
   std::filesystem::path input;
@@ -81,7 +93,7 @@ struct RewriteRequest {
   ShareRequest share;
   PlanOptions options;
   /// Store each shared buffer's name in its tensor (name_patch.h).
-  bool write_names = false;
+  WriteNames write_names = WriteNames::kNo;
   /// Lines a user should see as they happen: waiting for another writer, a
   /// rollback of an interrupted rewrite, a long segment move, and with
   /// `verbose` every step of the writer. May be empty.
@@ -114,6 +126,7 @@ Result<RewriteOutcome> RewriteFile(const RewriteRequest& request);
 /// Rewrites the program (or bundle) `input` in memory. The outcome's
 /// program points into `input`.
 Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
-                                    const PlanOptions& options, bool write_names = false);
+                                    const PlanOptions& options,
+                                    WriteNames write_names = WriteNames::kNo);
 
 }  // namespace pteshare

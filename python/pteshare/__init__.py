@@ -83,8 +83,12 @@ class ProgramManager(Protocol):
 Program = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, ProgramManager]
 #: Names of buffers to share: one name or several.
 SharedNames = Union[str, Iterable[str], None]
-#: Names for unnamed buffers by position: {"prefill:22": "k_cache", ("decode", 22): "k_cache"}.
+#: Names for unnamed buffers by position: {"prefill:22": "k_cache", ("decode", 22): "k_cache"},
+#: or a pair of unnamed state in every method it pairs: {"paired_state.0": "k_cache"}.
 ValueNames = Optional[Mapping[Union[str, Tuple[str, int]], str]]
+#: A names file (``--names-from``): a line each, ``prefill:22=k_cache`` or
+#: ``paired_state.000=k_cache``; ``#`` comments.
+NamesFile = Union[str, "os.PathLike[str]", None]
 #: The most bytes an arena may take in every method: {memory_id: bytes}.
 ArenaLimits = Optional[Mapping[int, int]]
 
@@ -237,9 +241,10 @@ def _word(value: object) -> object:
 
 
 def _share_options(function: str, share: SharedNames, shared_buffer_fqns: SharedNames,
-                   share_auto: bool, names: ValueNames) -> Dict[str, Any]:
+                   share_auto: bool, names: ValueNames,
+                   names_from: NamesFile) -> Dict[str, Any]:
     return {"share": _names(function, share, shared_buffer_fqns), "share_auto": share_auto,
-            "names": names}
+            "names": names, "names_from": names_from}
 
 
 def _plan_options(strategy: object, layout: object, alignment: int, arena_limits: ArenaLimits,
@@ -258,7 +263,7 @@ def inspect(program: Program) -> Dict[str, Any]:
 
 
 def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
-         share_auto: bool = False, names: ValueNames = None,
+         share_auto: bool = False, names: ValueNames = None, names_from: NamesFile = None,
          strategy: Union[Strategy, StrategyName] = "best",
          layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
          arena_limits: ArenaLimits = None, own_loader: bool = False) -> Dict[str, Any]:
@@ -268,8 +273,11 @@ def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: Sha
     share / shared_buffer_fqns: the buffers to share, by fully qualified name
     (one or several). share_auto: every mutable buffer that two or more
     methods have (unnamed state is paired by position). names: names for
-    unnamed buffers by position, ``{"prefill:22": "k_cache"}``. strategy,
-    layout: see ``Strategy`` and ``Layout``. alignment: of the shared slots
+    unnamed buffers by position, ``{"prefill:22": "k_cache"}``, or for pair
+    K of the unnamed state in every method, ``{"paired_state.0":
+    "k_cache"}``. names_from: a file of such names, a line each
+    (``paired_state.000=k_cache``, ``#`` comments), as ``--names-from``.
+    strategy, layout: see ``Strategy`` and ``Layout``. alignment: of the shared slots
     (0: detected from the program). arena_limits: ``{memory_id: bytes}`` no
     method's arena may exceed (NoValidPlanError when no plan fits).
     own_loader: with layout="arena", the application's loader binds every
@@ -280,26 +288,30 @@ def plan(program: Program, *, share: SharedNames = None, shared_buffer_fqns: Sha
     A plan that fails its verifier is returned with ``"verified": False``.
     """
     return _native.plan(_program(program, "plan"),
-                        **_share_options("plan", share, shared_buffer_fqns, share_auto, names),
+                        **_share_options("plan", share, shared_buffer_fqns, share_auto, names,
+                                         names_from),
                         **_plan_options(strategy, layout, alignment, arena_limits, own_loader))
 
 
 def verify(program: Program, *, share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
-           share_auto: bool = False, names: ValueNames = None) -> Dict[str, Any]:
+           share_auto: bool = False, names: ValueNames = None,
+           names_from: NamesFile = None) -> Dict[str, Any]:
     """The runtime checker's findings on the placements the program has, as
     ``pteshare verify --json`` prints them: ``"ok"`` is False on findings.
     The keywords choose the shared buffers as for ``plan``."""
     return _native.verify(_program(program, "verify"),
-                          **_share_options("verify", share, shared_buffer_fqns, share_auto, names))
+                          **_share_options("verify", share, shared_buffer_fqns, share_auto,
+                                           names, names_from))
 
 
 def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = None,
             in_place: bool = False, return_data: bool = False, share: SharedNames = None,
             shared_buffer_fqns: SharedNames = None, share_auto: bool = False,
-            names: ValueNames = None, strategy: Union[Strategy, StrategyName] = "best",
+            names: ValueNames = None, names_from: NamesFile = None,
+            strategy: Union[Strategy, StrategyName] = "best",
             layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
             arena_limits: ArenaLimits = None, own_loader: bool = False,
-            write_names: bool = False) -> RewriteResult:
+            write_names: bool = False, allow_position_names: bool = False) -> RewriteResult:
     """Rewrites the program so that its methods share the buffers: the plan
     of ``plan()``, verified, patched into the allocation info; the weights
     are not copied in memory.
@@ -310,14 +322,17 @@ def rewrite(program: Program, *, output: Union[str, "os.PathLike[str]", None] = 
     ``in_place=True``, the file itself, crash-safe: it either fully happens
     or the file stays as it was. ``return_data=True`` also returns the bytes
     (with neither output nor in_place, nothing is written). write_names:
-    writes the names share_auto or ``names`` gave into the program. The
-    other keywords are ``plan()``'s. ``.report`` is ``pteshare rewrite
+    writes the names ``names`` or ``names_from`` gave into the program; a
+    pair of unnamed state named by nothing is called paired_state.K, a
+    position, and is refused (BadInputError) unless
+    ``allow_position_names=True``. The other keywords are ``plan()``'s. ``.report`` is ``pteshare rewrite
     --json``'s dict; ``.changed`` is False when nothing had to change.
     """
     source = _program(program, "rewrite")
-    options = dict(_share_options("rewrite", share, shared_buffer_fqns, share_auto, names),
+    options = dict(_share_options("rewrite", share, shared_buffer_fqns, share_auto, names,
+                                  names_from),
                    **_plan_options(strategy, layout, alignment, arena_limits, own_loader),
-                   write_names=write_names)
+                   write_names=write_names, allow_position_names=allow_position_names)
     if not isinstance(return_data, bool):
         raise TypeError(f"rewrite(): return_data: a bool, not {_type_name(return_data)}")
     if isinstance(source, str) and return_data and output is None and in_place is False:
@@ -336,7 +351,7 @@ def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
          method: Optional[str] = None, format: Optional[PictureFormat] = None,
          trace: Union[bool, str, "os.PathLike[str]"] = False,
          share: SharedNames = None, shared_buffer_fqns: SharedNames = None,
-         share_auto: bool = False, names: ValueNames = None,
+         share_auto: bool = False, names: ValueNames = None, names_from: NamesFile = None,
          strategy: Union[Strategy, StrategyName] = "best",
          layout: Union[Layout, LayoutName] = "front", alignment: int = 0,
          arena_limits: ArenaLimits = None, own_loader: bool = False) -> PlotResult:
@@ -363,7 +378,7 @@ def plot(program: Program, *, out: Union[str, "os.PathLike[str]", None] = None,
         raise TypeError(f"plot(): trace: True, False or a path, not {_type_name(trace)}")
     document, facts = _native.plot(
         _program(program, "plot"), out=out, method=method, format=format, trace=trace,
-        **_share_options("plot", share, shared_buffer_fqns, share_auto, names),
+        **_share_options("plot", share, shared_buffer_fqns, share_auto, names, names_from),
         **_plan_options(strategy, layout, alignment, arena_limits, own_loader))
     return PlotResult(document=document, output=None if out is None else os.fspath(out),
                       format=facts["format"], panels=facts["panels"],

@@ -6,6 +6,7 @@
 
 #include "loader_facts.h"
 
+#include "rewriter/base/grouped.h"
 #include "rewriter/plan/front_region.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/relocate.h"
@@ -173,12 +174,12 @@ ArenaChoice ChooseArena(Strategy strategy, const PlanOptions& options, const Met
     choice.replan = false;
   } else {
     const uint64_t best = can_replan ? std::min(p, r) : r;
-    std::string sizes = "relocate " + std::to_string(r);
-    if (can_replan) sizes += ", replan " + std::to_string(p);
+    std::string sizes = "relocate " + Grouped(r);
+    if (can_replan) sizes += ", replan " + Grouped(p);
     std::string miss = "method " + method + ": arena " + std::to_string(i + 1) + " needs " +
-                       std::to_string(best) + " bytes (" + sizes + "), over its limit of " +
-                       std::to_string(bytes) + " by " + std::to_string(best - bytes) + " bytes";
-    if (can_replan && replanned->limit_miss) miss += "; replan: " + *replanned->limit_miss;
+                       Grouped(best) + " bytes (" + sizes + "), " + Grouped(best - bytes) +
+                       " over its limit of " + Grouped(bytes);
+    if (can_replan && replanned->limit_miss) miss += ": " + *replanned->limit_miss;
     choice.miss = miss;
   }
   return choice;
@@ -264,7 +265,7 @@ Status KeepsInputAlignment(const Plan& plan, uint64_t given, uint64_t input_alig
       return Error{"--alignment " + std::to_string(given) + " is below the input's alignment (" +
                    std::to_string(input_alignment) + ") and would move " +
                    ValueLabel(method.name, move.value_index) + " from offset " +
-                   std::to_string(move.before.offset) + " to " + std::to_string(move.after.offset) +
+                   Grouped(move.before.offset) + " to " + Grouped(move.after.offset) +
                    ", lowering its alignment from " + std::to_string(had) +
                    " bytes; refused: leave --alignment out or give " +
                    std::to_string(input_alignment) + " or more"};
@@ -305,9 +306,9 @@ Status CheckInputPlacements(const ProgramView& view) {
       }
       uint64_t end = 0;
       if (__builtin_add_overflow(p.offset, p.nbytes, &end) || (t.nbytes > 0 && end > arena->size)) {
-        return Error{label + ": offset " + std::to_string(p.offset) + " + " +
-                     std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
-                     " size " + std::to_string(arena->size)};
+        return Error{label + ": offset " + Grouped(p.offset) + " + " + Grouped(p.nbytes) +
+                     " bytes > arena " + std::to_string(p.memory_id) + " size " +
+                     Grouped(arena->size)};
       }
     }
   }
@@ -390,7 +391,7 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
       // alignment, its floor.)
       if (t.placement.offset % input_alignment != 0) {
         return Error{ValueLabel(method.name, t.value_index) + ": offset " +
-                     std::to_string(t.placement.offset) + " in arena " +
+                     Grouped(t.placement.offset) + " in arena " +
                      std::to_string(t.placement.memory_id) + " is not a multiple of " +
                      std::to_string(input_alignment) +
                      ", so the arena's tensors cannot be moved around a front region safely"};

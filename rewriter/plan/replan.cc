@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rewriter/base/grouped.h"
 #include "rewriter/plan/blockplan/planner.h"
 #include "rewriter/plan/front_region.h"
 #include "rewriter/plan/state_arena.h"
@@ -106,12 +107,12 @@ class ArenaReplanner {
     }
     Result<BlockPlan> plan = PlanBlocks(problem, planner);
     if (!plan.ok()) {  // only an invalid problem can fail without a capacity
-      out.why_not = "the block planner refused it: " + plan.error().message;
+      out.why_not = "replan could not lay it out: " + plan.error().message;
       out.refused = true;
       return out;
     }
     if (auto limit = options_.arena_limits.find(memory_id_); limit != options_.arena_limits.end()) {
-      FitLimit(problem, planner, limit->second, &plan.value(), &out);
+      FitLimit(problem, planner, limit->second, has_front ? front_->size : 0, &plan.value(), &out);
     }
 
     const size_t first_free = problem.blocks.size() - free_groups.size();
@@ -167,18 +168,34 @@ class ArenaReplanner {
     return true;
   }
 
-  // The plan misses `limit`: search for one that fits it, and say by how
-  // much it misses if none is found.
+  // The plan misses `limit`: search for one that fits it, and if none is
+  // found say why in the arena's terms (the front region, the bytes live
+  // at once), not the block planner's.
   void FitLimit(BlockProblem problem, const BlockPlannerOptions& planner, uint64_t limit,
-                BlockPlan* plan, ArenaReplan* out) {
+                uint64_t front, BlockPlan* plan, ArenaReplan* out) {
     if (AlignUp(plan->solution.height, options_.alignment) <= limit) return;
-    problem.capacity = AlignDown(limit, options_.alignment);
+    const uint64_t usable = AlignDown(limit, options_.alignment);
+    if (front > usable) {
+      out->limit_miss =
+          "its front region (the shared buffers' slots) alone takes " + Grouped(front) + " bytes";
+      return;
+    }
+    if (plan->lower_bound > usable) {
+      out->limit_miss = Grouped(plan->lower_bound) + " bytes of its tensors are live at once" +
+                        (front > 0 ? " (its front region included)" : "");
+      return;
+    }
+    problem.capacity = usable;
     Result<BlockPlan> fitted = PlanBlocks(problem, planner);
     if (fitted.ok()) {
       *plan = std::move(fitted).value();
       return;
     }
-    out->limit_miss = fitted.error().message;
+    out->limit_miss =
+        "replan found no layout in " + Grouped(usable) + " bytes" +
+        (usable != limit ? " (the limit at the alignment of " + Grouped(options_.alignment) + ")"
+                         : "") +
+        ", though at most " + Grouped(plan->lower_bound) + " bytes are live at once";
   }
 
   void PlaceZeroByteTensors() {

@@ -15,10 +15,6 @@ std::string Range(const Placement& p) {
   return "[" + std::to_string(p.offset) + ", " + std::to_string(p.end()) + ")";
 }
 
-std::string NamingText(const ValueNaming& naming) {
-  return naming.method + ":" + std::to_string(naming.value_index) + "=" + naming.name;
-}
-
 // Per method: name -> the values carrying it, after --name assignments.
 using NamesInMethod = std::map<std::string, std::vector<const TensorValue*>>;
 
@@ -32,24 +28,34 @@ Result<CollectedNames> CollectNames(const ProgramView& view,
                                     const std::vector<ValueNaming>& namings) {
   CollectedNames names;
   names.assigned.resize(view.methods.size());
+  // Per method and value: the naming that named it first, for a second
+  // that gives another name.
+  std::vector<std::map<uint32_t, const ValueNaming*>> named_by(view.methods.size());
   for (const ValueNaming& naming : namings) {
+    if (naming.pair) continue;  // PairUnnamedState's
     const MethodView* method = view.method(naming.method);
     if (method == nullptr) {
-      return Error{"--name " + NamingText(naming) + ": the program has no method '" +
-                   naming.method + "'"};
+      return Error{NamingText(naming) + ": the program has no method '" + naming.method + "'"};
     }
     if (naming.value_index >= method->value_count) {
-      return Error{"--name " + NamingText(naming) + ": method " + method->name + " has " +
+      return Error{NamingText(naming) + ": method " + method->name + " has " +
                    std::to_string(method->value_count) + " values (0 to " +
                    std::to_string(method->value_count == 0 ? 0 : method->value_count - 1) + ")"};
     }
     const TensorValue* tensor = method->tensor(naming.value_index);
     if (tensor == nullptr) {
-      return Error{"--name: " + ValueLabel(method->name, naming.value_index) + " is not a tensor"};
+      return Error{NamingText(naming) + ": " + ValueLabel(method->name, naming.value_index) +
+                   " is not a tensor"};
     }
     if (!tensor->name.empty() && tensor->name != naming.name) {
-      return Error{"--name: " + ValueLabel(method->name, naming.value_index) +
+      return Error{NamingText(naming) + ": " + ValueLabel(method->name, naming.value_index) +
                    " is already named '" + std::string(tensor->name) + "'"};
+    }
+    auto [first, fresh] = named_by[method->index].emplace(naming.value_index, &naming);
+    if (!fresh && first->second->name != naming.name) {
+      return Error{NamingText(naming) + ": " + ValueLabel(method->name, naming.value_index) +
+                   " is already named '" + first->second->name + "' by " +
+                   NamingText(*first->second)};
     }
     names.assigned[method->index][naming.value_index] = naming.name;
   }
@@ -101,9 +107,36 @@ std::string Describe(const MethodView& method, const TensorValue& t) {
          std::to_string(t.placement.memory_id);
 }
 
+// The names `paired_state.K=NAME` namings give, by K; an error for a K
+// named twice with two names.
+Result<std::map<uint32_t, const ValueNaming*>> PairNames(const std::vector<ValueNaming>& namings) {
+  std::map<uint32_t, const ValueNaming*> by_pair;
+  for (const ValueNaming& naming : namings) {
+    if (!naming.pair) continue;
+    auto [first, fresh] = by_pair.emplace(*naming.pair, &naming);
+    if (!fresh && first->second->name != naming.name) {
+      return Error{NamingText(naming) + ": pair " + std::to_string(*naming.pair) +
+                   " is already named '" + first->second->name + "' by " +
+                   NamingText(*first->second)};
+    }
+  }
+  return by_pair;
+}
+
 // Pairs the k-th unnamed mutable buffer of every method that has any (see
-// shared_buffers.h), adding the names to `names`.
-Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, CollectedNames* names) {
+// shared_buffers.h). Pair K is named by a `paired_state.K=NAME` naming, or
+// with --share-auto paired_state.K; without --share-auto only the pairs so
+// named are kept. Adds the kept pairs' names to `names`.
+Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view,
+                                                   const std::vector<ValueNaming>& namings,
+                                                   bool share_auto, CollectedNames* names) {
+  Result<std::map<uint32_t, const ValueNaming*>> pair_names = PairNames(namings);
+  if (!pair_names.ok()) return pair_names.error();
+  const ValueNaming* first_naming = pair_names->empty() ? nullptr : pair_names->begin()->second;
+  // Who asked for the pairing, as an error about it starts.
+  const std::string asker = share_auto     ? "--share-auto "
+                            : first_naming ? NamingText(*first_naming) + ": "
+                                           : "";
   std::vector<const MethodView*> with_state;
   std::vector<std::vector<const TensorValue*>> state;
   for (const MethodView& method : view.methods) {
@@ -113,7 +146,13 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
     state.push_back(std::move(s));
   }
   std::vector<StatePairing> pairings;
-  if (with_state.size() < 2) return pairings;
+  if (with_state.size() < 2) {
+    if (first_naming == nullptr) return pairings;
+    return Error{NamingText(*first_naming) + ": no unnamed state pairs between methods (" +
+                 (with_state.empty() ? std::string("no method has unnamed mutable buffers")
+                                     : "only method " + with_state[0]->name + " has any") +
+                 "); name values with METHOD:VALUE_INDEX=NAME"};
+  }
   const MethodView& first = *with_state[0];
   // The --name options that pair the k-th buffers by hand.
   auto by_hand = [&](size_t k) {
@@ -131,7 +170,7 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
       const TensorValue& a = *state[0][k];
       const TensorValue& b = *state[m][k];
       if (a.SameShape(b) && a.placement.memory_id == b.placement.memory_id) continue;
-      return Error{"--share-auto cannot pair the unnamed state of methods " + first.name + " and " +
+      return Error{asker + "cannot pair the unnamed state of methods " + first.name + " and " +
                    with_state[m]->name + ": unnamed mutable buffer " + std::to_string(k) + " is " +
                    Describe(first, a) + " but " + Describe(*with_state[m], b) +
                    "; name the buffers to share by hand, e.g. " + by_hand(k) + " and --share NAME"};
@@ -140,7 +179,7 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
       const bool first_longer = state[0].size() > state[m].size();
       const MethodView& longer = first_longer ? first : *with_state[m];
       const TensorValue& extra = *(first_longer ? state[0] : state[m])[n];
-      return Error{"--share-auto cannot pair the unnamed state of methods " + first.name + " and " +
+      return Error{asker + "cannot pair the unnamed state of methods " + first.name + " and " +
                    with_state[m]->name + ": they have " + std::to_string(state[0].size()) +
                    " and " + std::to_string(state[m].size()) +
                    " unnamed mutable buffers (the first without a partner is " +
@@ -150,9 +189,20 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
     }
   }
   const size_t count = state[0].size();
+  if (!pair_names->empty() && pair_names->rbegin()->first >= count) {
+    const ValueNaming& past = *pair_names->rbegin()->second;
+    return Error{NamingText(past) + ": there " +
+                 (count == 1 ? "is 1 pair" : "are " + std::to_string(count) + " pairs") +
+                 " of unnamed state, " + PairedStateName(0, count) +
+                 (count == 1 ? "" : " to " + PairedStateName(count - 1, count))};
+  }
   for (size_t k = 0; k < count; ++k) {
+    auto given = pair_names->find(static_cast<uint32_t>(k));
+    if (given == pair_names->end() && !share_auto) continue;
     StatePairing pairing;
-    pairing.name = PairedStateName(k, count);
+    pairing.position = static_cast<uint32_t>(k);
+    pairing.position_name = given == pair_names->end();
+    pairing.name = pairing.position_name ? PairedStateName(k, count) : given->second->name;
     pairing.shape = state[0][k]->Shape();
     pairing.memory_id = state[0][k]->placement.memory_id;
     for (size_t m = 0; m < with_state.size(); ++m) {
@@ -160,7 +210,7 @@ Result<std::vector<StatePairing>> PairUnnamedState(const ProgramView& view, Coll
       pairing.values.emplace_back(with_state[m]->index, t->value_index);
       NamesInMethod& in_method = names->by_method[with_state[m]->index];
       if (in_method.count(pairing.name) != 0) {
-        return Error{"--share-auto: the name " + pairing.name + " it would give " +
+        return Error{asker + "the name " + pairing.name + " it would give " +
                      ValueLabel(with_state[m]->name, t->value_index) +
                      " is already a name in that method"};
       }
@@ -437,9 +487,13 @@ Status CheckNamingsUsed(const ProgramView& view, const std::vector<ValueNaming>&
     for (const MethodView& method : view.methods) {
       if (names[method.index].count(naming.name) != 0) in.push_back(method.name);
     }
-    return Error{"--name " + NamingText(naming) + ": '" + naming.name +
-                 "' is not shared: it names a value in method" + (in.size() == 1 ? " " : "s ") +
-                 JoinWords(in) +
+    if (in.size() >= 2) {
+      return Error{NamingText(naming) + ": '" + naming.name + "' names buffers of methods " +
+                   JoinWords(in) + " but is not shared: --share " + naming.name +
+                   ", or use --share-auto"};
+    }
+    return Error{NamingText(naming) + ": '" + naming.name +
+                 "' is not shared: it names a value in method " + JoinWords(in) +
                  " only; give the same name to the buffer in another method, and --share it "
                  "or use --share-auto"};
   }
@@ -462,7 +516,8 @@ std::vector<std::string> MethodsWithState(const ProgramView& view) {
 std::string PairedStateName(size_t k, size_t count) {
   const size_t width = std::max<size_t>(3, std::to_string(count == 0 ? 0 : count - 1).size());
   std::string digits = std::to_string(k);
-  return "paired_state." + std::string(width - std::min(width, digits.size()), '0') + digits;
+  return std::string(kPairedStatePrefix) +
+         std::string(width - std::min(width, digits.size()), '0') + digits;
 }
 
 Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const ShareRequest& request) {
@@ -472,11 +527,14 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
   std::set<std::string> chosen(request.names.begin(), request.names.end());
   if (request.share_auto) {
     for (std::string& name : AutoNames(collected->by_method)) chosen.insert(std::move(name));
-    Result<std::vector<StatePairing>> pairings = PairUnnamedState(view, &*collected);
-    if (!pairings.ok()) return pairings.error();
-    for (const StatePairing& pairing : *pairings) chosen.insert(pairing.name);
-    set.pairings = std::move(pairings).value();
   }
+  Result<std::vector<StatePairing>> pairings =
+      PairUnnamedState(view, request.namings, request.share_auto, &*collected);
+  if (!pairings.ok()) return pairings.error();
+  for (const StatePairing& pairing : *pairings) {
+    if (request.share_auto) chosen.insert(pairing.name);
+  }
+  set.pairings = std::move(pairings).value();
   const std::vector<NamesInMethod>& names = collected->by_method;
   Status used = CheckNamingsUsed(view, request.namings, chosen, names);
   if (!used.ok()) return used.error();
@@ -551,7 +609,53 @@ Result<SharedBufferSet> ChooseSharedBuffers(const ProgramView& view, const Share
   return set;
 }
 
+std::string NamingText(const ValueNaming& naming) {
+  const std::string text =
+      naming.pair ? PairedStateName(*naming.pair, 0) + "=" + naming.name
+                  : naming.method + ":" + std::to_string(naming.value_index) + "=" + naming.name;
+  return naming.origin.empty() ? "--name " + text : naming.origin + ": " + text;
+}
+
+std::string PairingLabel(const ProgramView& view, const StatePairing& pairing) {
+  if (!pairing.position_name) return pairing.name;
+  std::string methods;
+  for (const auto& [method, value] : pairing.values) {
+    methods += (methods.empty() ? "" : "/") + view.methods[method].name;
+  }
+  return pairing.name + ": position " + std::to_string(pairing.position) + " of " + methods +
+         "; no name in the program";
+}
+
+Result<std::vector<ValueNaming>> NamingsByValue(const ProgramView& view,
+                                                const std::vector<ValueNaming>& namings) {
+  Result<CollectedNames> collected = CollectNames(view, namings);
+  if (!collected.ok()) return collected.error();
+  Result<std::vector<StatePairing>> pairings =
+      PairUnnamedState(view, namings, /*share_auto=*/false, &*collected);
+  if (!pairings.ok()) return pairings.error();
+  std::vector<ValueNaming> by_value;
+  for (const ValueNaming& naming : namings) {
+    if (!naming.pair) by_value.push_back(naming);
+  }
+  for (const StatePairing& pairing : *pairings) {
+    for (const auto& [method, value] : pairing.values) {
+      by_value.push_back(ValueNaming{view.methods[method].name, value, pairing.name});
+    }
+  }
+  return by_value;
+}
+
 std::optional<ValueNaming> ParseValuePosition(std::string_view text) {
+  if (text.substr(0, kPairedStatePrefix.size()) == kPairedStatePrefix) {
+    ValueNaming naming;
+    uint32_t pair = 0;
+    const char* first = text.data() + kPairedStatePrefix.size();
+    const char* last = text.data() + text.size();
+    auto [end, ec] = std::from_chars(first, last, pair);
+    if (ec != std::errc() || end != last || first == last) return std::nullopt;
+    naming.pair = pair;
+    return naming;
+  }
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   ValueNaming naming;

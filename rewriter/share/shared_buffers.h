@@ -13,7 +13,10 @@
 // taken only when it can be checked: every method with unnamed state has as
 // many, and the k-th of each agree in scalar type, sizes and arena. Paired
 // buffers are named `paired_state.K` (K zero-padded to one width, so sorted
-// names keep the pairing order); `--write-names` can store those names.
+// names keep the pairing order): a name that says only the position, since
+// the program has none (StatePairing::position_name). `--name
+// paired_state.K=NAME` gives pair K its real name instead (one line per
+// buffer in a names file, however many methods share it).
 // Any disagreement is an input error naming the first mismatch and the
 // `--name` options that pair by hand. Two or more methods with state and
 // nothing shared is an error too; a program where fewer than two methods
@@ -37,18 +40,35 @@
 
 namespace pteshare {
 
-/// A name given to a value by position (`--name METHOD:VALUE_INDEX=NAME`).
+/// A name given by position: to one value (`--name METHOD:VALUE_INDEX=NAME`)
+/// or to a pair of unnamed state in every method it pairs (`--name
+/// paired_state.K=NAME`).
 struct ValueNaming {
-  std::string method;
+  std::string method;  // empty for a pair
   uint32_t value_index = 0;
   std::string name;
+  /// Set for `paired_state.K=NAME`: K, the position pairing gives the pair
+  /// (the K of the `paired_state.K` that `plan --share-auto` shows with the
+  /// same value namings; with none, the K-th unnamed mutable buffer of
+  /// every method with state).
+  std::optional<uint32_t> pair{};
+  /// Where it was given, for messages: "names.txt:7"; empty for --name.
+  std::string origin{};
 };
 
+/// The prefix of the name pairing makes up: "paired_state.".
+inline constexpr std::string_view kPairedStatePrefix = "paired_state.";
+
 /// "prefill:22" -> method "prefill", value 22, no name yet; split at the
-/// last ':' (a method name may hold one). nullopt without a method, a ':'
-/// or a whole number after it. The CLI's --name and the Python module's
-/// names= keys both read positions this way.
+/// last ':' (a method name may hold one). "paired_state.7" (any zero
+/// padding) -> pair 7. nullopt without a method, a ':' or a whole number
+/// after it. The CLI's --name and the Python module's names= keys both
+/// read positions this way.
 std::optional<ValueNaming> ParseValuePosition(std::string_view text);
+
+/// "--name prefill:22=k0" or "names.txt:7: paired_state.003=k0": a naming
+/// and where it was given, as a message about it starts.
+std::string NamingText(const ValueNaming& naming);
 
 struct ShareRequest {
   std::vector<std::string> names;    // --share
@@ -80,9 +100,15 @@ struct SharedBuffer {
   bool private_state = false;
 };
 
-/// One pair (or tuple) of unnamed mutable buffers that --share-auto joined.
+/// One pair (or tuple) of unnamed mutable buffers that --share-auto (or a
+/// `paired_state.K=NAME` naming) joined.
 struct StatePairing {
-  std::string name;  // the name the pairing gave them
+  std::string name;       // paired_state.K, or the name a naming gave pair K
+  uint32_t position = 0;  // K
+  /// The name is paired_state.K, made up: it says the position only, not
+  /// what the buffer is. Shown as such, and --write-names refuses to store
+  /// it unless told positions are fine (RewriteRequest::names).
+  bool position_name = true;
   /// (method index, value index) of each member, in method order.
   std::vector<std::pair<uint32_t, uint32_t>> values;
   std::string shape;  // "FLOAT[1,8,128,64]"
@@ -110,6 +136,18 @@ std::vector<std::string> MethodsWithState(const ProgramView& view);
 
 /// The name pairing gives the k-th of `count` paired buffers.
 std::string PairedStateName(size_t k, size_t count);
+
+/// "paired_state.000: position 0 of prefill/decode; no name in the
+/// program" for a made-up name, or the name given: what every report shows
+/// for a pair.
+std::string PairingLabel(const ProgramView& view, const StatePairing& pairing);
+
+/// `namings` with each `paired_state.K=NAME` replaced by a
+/// METHOD:VALUE_INDEX=NAME naming of every value of pair K, for a checker
+/// that names values only (runtime_check); an error names the naming and
+/// why (no such pair, state that does not pair).
+Result<std::vector<ValueNaming>> NamingsByValue(const ProgramView& view,
+                                                const std::vector<ValueNaming>& namings);
 
 /// Resolves `request` against `view` and checks it: every name is a planned
 /// tensor in some method, with one size and one arena in all of them, not

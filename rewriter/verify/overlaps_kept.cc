@@ -7,10 +7,12 @@
 #include <tuple>
 #include <utility>
 
+#include "rewriter/base/grouped.h"
+
 namespace pteshare {
 
 std::string ByteRangeText(uint64_t offset, uint64_t nbytes) {
-  return "[" + std::to_string(offset) + ", " + std::to_string(offset + nbytes) + ")";
+  return "[" + Grouped(offset) + ", " + Grouped(offset + nbytes) + ")";
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "rewriter/base/grouped.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/live_overlaps.h"
 #include "rewriter/program/instruction_effects.h"
@@ -133,12 +134,11 @@ class Checker {
         if ((move.after.memory_id != move.before.memory_id &&
              !IsStateArenaOf(move.after.memory_id, move.before.memory_id)) ||
             move.after.nbytes != move.before.nbytes) {
-          Fail(Invariant::kSameShape, ValueLabel(m.name, move.value_index) +
-                                          ": arena or size changes (arena " +
-                                          std::to_string(move.before.memory_id) + " -> " +
-                                          std::to_string(move.after.memory_id) + ", " +
-                                          std::to_string(move.before.nbytes) + " -> " +
-                                          std::to_string(move.after.nbytes) + " bytes)");
+          Fail(Invariant::kSameShape,
+               ValueLabel(m.name, move.value_index) + ": arena or size changes (arena " +
+                   std::to_string(move.before.memory_id) + " -> " +
+                   std::to_string(move.after.memory_id) + ", " + Grouped(move.before.nbytes) +
+                   " -> " + Grouped(move.after.nbytes) + " bytes)");
         }
         const FrontRegion* front = plan_.front(move.before.memory_id);
         if (plan_.strategy == Strategy::kRelocate && front == nullptr &&
@@ -165,16 +165,15 @@ class Checker {
       uint64_t previous_end = 0;
       for (const FrontSlot& s : f.slots) {
         if (s.offset % plan_.alignment != 0) {
-          Fail(Invariant::kFitsAndAligned, "arena " + std::to_string(f.memory_id) + ": slot of '" +
-                                               s.name + "' at offset " + std::to_string(s.offset) +
-                                               " is not aligned to " +
-                                               std::to_string(plan_.alignment));
+          Fail(Invariant::kFitsAndAligned,
+               "arena " + std::to_string(f.memory_id) + ": slot of '" + s.name + "' at offset " +
+                   Grouped(s.offset) + " is not aligned to " + std::to_string(plan_.alignment));
         }
         if (s.offset < previous_end || s.offset + s.nbytes > f.size) {
           Fail(Invariant::kSharedPlacement, "arena " + std::to_string(f.memory_id) + ": slot of '" +
                                                 s.name + "' " + ByteRangeText(s.offset, s.nbytes) +
                                                 " overlaps another or leaves the front [0, " +
-                                                std::to_string(f.size) + ")");
+                                                Grouped(f.size) + ")");
         }
         previous_end = s.offset + s.nbytes;
       }
@@ -258,7 +257,7 @@ class Checker {
         }
         Fail(Invariant::kFrontRegionFree,
              ValueLabel(m.name, move.value_index) + " " + ByteRangeText(p.offset, p.nbytes) +
-                 " enters the front region [0, " + std::to_string(f.size) + ") of arena " +
+                 " enters the front region [0, " + Grouped(f.size) + ") of arena " +
                  std::to_string(f.memory_id) +
                  (buffer >= 0 ? ", outside the slot of the buffer it aliases" : ""));
       }
@@ -272,14 +271,14 @@ class Checker {
       if (p.memory_id == 0 || p.memory_id > m.arena_sizes_after.size()) continue;  // I5 said
       uint64_t size = m.arena_sizes_after[p.memory_id - 1];
       if (p.end() > size || p.end() < p.offset) {
-        Fail(Invariant::kFitsAndAligned,
-             ValueLabel(m.name, move.value_index) + ": offset " + std::to_string(p.offset) + " + " +
-                 std::to_string(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
-                 " size " + std::to_string(size));
+        Fail(Invariant::kFitsAndAligned, ValueLabel(m.name, move.value_index) + ": offset " +
+                                             Grouped(p.offset) + " + " + Grouped(p.nbytes) +
+                                             " bytes > arena " + std::to_string(p.memory_id) +
+                                             " size " + Grouped(size));
       }
       if (move.before.offset % plan_.alignment == 0 && p.offset % plan_.alignment != 0) {
         Fail(Invariant::kFitsAndAligned, ValueLabel(m.name, move.value_index) + ": offset " +
-                                             std::to_string(p.offset) + " loses the alignment " +
+                                             Grouped(p.offset) + " loses the alignment " +
                                              std::to_string(plan_.alignment));
       }
     }
@@ -357,7 +356,7 @@ class Checker {
         if (m.arena_sizes_after[i] != want) {
           Fail(Invariant::kNoGrowth,
                "method " + m.name + ": new arena " + std::to_string(memory_id) + " takes " +
-                   std::to_string(m.arena_sizes_after[i]) + " bytes, not " + std::to_string(want));
+                   Grouped(m.arena_sizes_after[i]) + " bytes, not " + Grouped(want));
         }
         continue;
       }
@@ -372,11 +371,10 @@ class Checker {
       }
       if (plan_.strategy == Strategy::kRelocate) {
         if (m.arena_sizes_after[i] > allowed) {
-          Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
-                                         " grows from " + std::to_string(m.arena_sizes_before[i]) +
-                                         " to " + std::to_string(m.arena_sizes_after[i]) +
-                                         " bytes, more than the " + std::to_string(allowed) +
-                                         " its missing slots allow");
+          Fail(Invariant::kNoGrowth,
+               "method " + m.name + ": arena " + std::to_string(memory_id) + " grows from " +
+                   Grouped(m.arena_sizes_before[i]) + " to " + Grouped(m.arena_sizes_after[i]) +
+                   " bytes, more than the " + Grouped(allowed) + " its missing slots allow");
         }
         continue;
       }
@@ -384,18 +382,18 @@ class Checker {
       uint64_t relocate = allowed;
       if (i < m.arena_sizes_relocate.size()) {
         if (m.arena_sizes_relocate[i] > allowed) {
-          Fail(Invariant::kNoGrowth,
-               "method " + m.name + ": arena " + std::to_string(memory_id) + ": relocate's size " +
-                   std::to_string(m.arena_sizes_relocate[i]) + " is more than the " +
-                   std::to_string(allowed) + " bytes its missing slots allow");
+          Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
+                                         ": relocate's size " + Grouped(m.arena_sizes_relocate[i]) +
+                                         " is more than the " + Grouped(allowed) +
+                                         " bytes its missing slots allow");
         }
         relocate = std::min(relocate, m.arena_sizes_relocate[i]);
       }
       if (m.arena_sizes_after[i] > relocate) {
         Fail(Invariant::kNoGrowth, "method " + m.name + ": arena " + std::to_string(memory_id) +
-                                       " takes " + std::to_string(m.arena_sizes_after[i]) +
+                                       " takes " + Grouped(m.arena_sizes_after[i]) +
                                        " bytes with " + StrategyName(plan_.strategy) +
-                                       ", more than relocate's " + std::to_string(relocate));
+                                       ", more than relocate's " + Grouped(relocate));
       }
     }
   }

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <string>
 
+#include "rewriter/base/grouped.h"
+
 namespace pteshare {
 namespace {
 
 std::string Describe(const FileGap& gap) {
-  return std::to_string(gap.length) + " bytes at offset " + std::to_string(gap.offset);
+  return Grouped(gap.length) + " bytes at offset " + Grouped(gap.offset);
 }
 
 bool CannotInsertHere(int err) { return err == EOPNOTSUPP || err == ENOSYS || err == EINVAL; }

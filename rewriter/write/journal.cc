@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pte_header.h"
+#include "rewriter/base/grouped.h"
 #include "rewriter/io/file_io.h"
 #include "rewriter/program/pte_layout.h"
 #include "rewriter/write/pending_file.h"
@@ -141,8 +142,7 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
   const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
   const uint64_t stored_sum = wire::LoadU64(bytes.data() + body.size());
   if (Fnv1a64(body) != stored_sum) {
-    return Error{"is corrupt: its checksum does not match its " + std::to_string(bytes.size()) +
-                 " bytes"};
+    return Error{"is corrupt: its checksum does not match its " + Grouped(bytes.size()) + " bytes"};
   }
   Reader in(body.subspan(kMagicSize));
   Journal journal;
@@ -182,7 +182,7 @@ Result<Journal> DecodeJournal(std::span<const uint8_t> bytes) {
     journal.ranges.push_back(std::move(r));
   }
   if (in.remaining() != 0) {
-    return Error{"is corrupt: " + std::to_string(in.remaining()) + " bytes after the last range"};
+    return Error{"is corrupt: " + Grouped(in.remaining()) + " bytes after the last range"};
   }
   return journal;
 }
@@ -191,9 +191,9 @@ Status WriteJournalDurably(const fs::path& file, const Journal& journal, uint64_
                            FileSystem& files) {
   std::vector<uint8_t> bytes = EncodeJournal(journal);
   if (bytes.size() > MaxJournalBytes(program_size)) {
-    return Error{"the journal would be " + std::to_string(bytes.size()) +
+    return Error{"the journal would be " + Grouped(bytes.size()) +
                  " bytes, more than a later reader accepts for this file (" +
-                 std::to_string(MaxJournalBytes(program_size)) + "); refusing before writing"};
+                 Grouped(MaxJournalBytes(program_size)) + "); refusing before writing"};
   }
   // Nameless until complete and durable (pending_file.h): a full disk or a
   // kill while writing leaves no file behind. Readable by whoever may read
@@ -257,9 +257,8 @@ std::optional<uint8_t> MarkByteAt(const Journal& journal, bool gap_open, uint64_
 
 std::string RangeProblem(const Journal& journal, size_t i, const std::string& what, uint64_t at) {
   const JournalRange& r = journal.ranges[i];
-  return "journal range " + std::to_string(i) + " (" + std::to_string(r.new_bytes.size()) +
-         " bytes at offset " + std::to_string(r.offset) + ") " + what + " at offset " +
-         std::to_string(at);
+  return "journal range " + std::to_string(i) + " (" + Grouped(r.new_bytes.size()) +
+         " bytes at offset " + Grouped(r.offset) + ") " + what + " at offset " + Grouped(at);
 }
 
 // With the gap not (or no longer) open, the bytes a range covers above the
@@ -330,10 +329,10 @@ Status CheckJournalBelongs(int fd, const Journal& journal, FileSystem& files) {
   Result<uint64_t> size = files.FileSize(fd);
   if (!size.ok()) return size.error();
   if (*size != journal.old_file_size && *size != journal.new_file_size) {
-    return Error{"the file is " + std::to_string(*size) +
+    return Error{"the file is " + Grouped(*size) +
                  " bytes but the journal was written for a file of " +
-                 std::to_string(journal.old_file_size) + " bytes (" +
-                 std::to_string(journal.new_file_size) + " after the rewrite)"};
+                 Grouped(journal.old_file_size) + " bytes (" + Grouped(journal.new_file_size) +
+                 " after the rewrite)"};
   }
   const bool gap_open = GapOpen(journal, *size);
   Status identifier = CheckIdentifier(fd, journal, gap_open, files);

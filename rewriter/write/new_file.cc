@@ -68,7 +68,9 @@ Status WriteNewFileWithMode(const fs::path& out, unsigned new_name_mode, const N
   MaybeCrashAt("before-publish");
   Status published = temp->Publish(/*replace=*/target->replaced.has_value());
   if (!published.ok()) return published;
-  say((target->replaced ? "renamed over " : "linked as ") + target->path.string());
+  // In the user's words: whether a file was there before, not how the
+  // temporary got its name (a link for a new name, a rename over a file).
+  say((target->replaced ? "replaced " : "created ") + target->path.string());
   return Status::Ok();
 }
 

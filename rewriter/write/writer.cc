@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "pte_header.h"
+#include "rewriter/base/grouped.h"
 #include "rewriter/io/crash_points.h"
 #include "rewriter/io/file_io.h"
 #include "rewriter/patch/rewrite_check.h"
@@ -45,8 +46,8 @@ Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch, const Wri
   const uint64_t segment_bytes = patch.old_file_size - patch.old_segment_base_offset;
   const bool report = segment_bytes > options.report_moves_over;
   Say(options, report,
-      "moving " + MiB(segment_bytes) + " of segment data up by " +
-          std::to_string(patch.segment_shift()) + " bytes");
+      "moving " + MiB(segment_bytes) + " of segment data up by " + Grouped(patch.segment_shift()) +
+          " bytes");
   uint64_t next_report = segment_bytes / 10;
   return files.CopyRange(source, patch.old_segment_base_offset, temp, patch.new_segment_base_offset,
                          segment_bytes, [&](uint64_t copied) {
@@ -244,8 +245,8 @@ Status WritePatchedInPlace(const WriterLock& lock, const PteLayout& before, cons
     if (ok.ok()) ok = files.SyncFile(fd);
     if (ok.ok()) {
       Say(options, false,
-          "inserted " + std::to_string(gap->length) + " bytes at offset " +
-              std::to_string(gap->offset) + ": no segment byte read or copied");
+          "inserted " + Grouped(gap->length) + " bytes at offset " + Grouped(gap->offset) +
+              ": no segment byte read or copied");
       MaybeCrashAt("after-insert");
       // Highest first, so the header (program_size, segment_base_offset)
       // is the last write.

@@ -68,8 +68,8 @@ def corpus_files(extension):
             if row["file"].endswith(extension) and int(row["bytes"]) <= CORPUS_MAX_BYTES]
 
 
-def flags(share=None, share_auto=False, names=None, strategy=None, layout=None,
-          arena_limits=None, write_names=False):
+def flags(share=None, share_auto=False, names=None, names_from=None, strategy=None,
+          layout=None, arena_limits=None, write_names=False, allow_position_names=False):
     """The CLI flags for the module's keyword arguments."""
     out = []
     for name in [share] if isinstance(share, str) else share or []:
@@ -79,6 +79,8 @@ def flags(share=None, share_auto=False, names=None, strategy=None, layout=None,
     for key, name in (names or {}).items():
         key = key if isinstance(key, str) else f"{key[0]}:{key[1]}"
         out += ["--name", f"{key}={name}"]
+    if names_from is not None:
+        out += ["--names-from", os.fspath(names_from)]
     if strategy:
         out += ["--strategy", strategy]
     if layout:
@@ -87,6 +89,8 @@ def flags(share=None, share_auto=False, names=None, strategy=None, layout=None,
         out += ["--arena-limit", f"{memory_id}={limit}"]
     if write_names:
         out.append("--write-names")
+    if allow_position_names:
+        out.append("--allow-position-names")
     return out
 
 
@@ -135,7 +139,7 @@ class PteshareTest(unittest.TestCase):
         self.assertIsNotNone(rewritten)
         self.assertNotEqual(rewritten, self.llm.read_bytes())
         self.expect_rewrite_parity(self.llm, share_auto=True, write_names=True,
-                                   strategy="relocate")
+                                   allow_position_names=True, strategy="relocate")
         named = pteshare.inspect(self.named)["methods"][0]["mutable_buffers"]
         self.expect_rewrite_parity(self.named, share=[b["name"] for b in named][:2])
         self.expect_rewrite_parity(self.llm, names={"prefill:34": "k0", ("decode", 34): "k0"},
@@ -533,6 +537,48 @@ class PteshareTest(unittest.TestCase):
             pteshare.plot(self.llm, trace=3)
         with self.assertRaises(pteshare.BadInputError):
             pteshare.plot(self.llm, format="png")
+
+    def test_names_from_a_file_are_the_cli_names_and_written_names_must_be_real(self):
+        names = self.dir / "names.txt"
+        names.write_text("# llm.pte's caches\n"
+                         "paired_state.000=layers.0.k_cache\n"
+                         "paired_state.001=layers.0.v_cache\n"
+                         "paired_state.002=layers.1.k_cache  # prefill:133 <-> decode:133\n"
+                         "paired_state.003=layers.1.v_cache\n")
+        rewritten = self.expect_rewrite_parity(self.llm, share_auto=True, names_from=names,
+                                               write_names=True)
+        self.assertIsNotNone(rewritten)
+        self.assertEqual(pteshare.verify(rewritten)["shared"][0]["name"], "layers.0.k_cache")
+        self.expect_rewrite_parity(self.llm, share_auto=True, names_from=str(names))
+        # The same pairs by dict: "paired_state.K" keys.
+        by_dict = pteshare.rewrite(self.llm.read_bytes(), share_auto=True, write_names=True,
+                                   names={f"paired_state.{k}": name for k, name in enumerate(
+                                       ["layers.0.k_cache", "layers.0.v_cache",
+                                        "layers.1.k_cache", "layers.1.v_cache"])})
+        self.assertEqual(by_dict.data, rewritten)
+        plan = pteshare.plan(self.llm, share_auto=True, names_from=names)
+        self.assertEqual([(p["name"], p["position"], p["position_name"]) for p in plan["pairs"]],
+                         [("layers.0.k_cache", 0, False), ("layers.0.v_cache", 1, False),
+                          ("layers.1.k_cache", 2, False), ("layers.1.v_cache", 3, False)])
+        # Made-up names are not written unless allowed.
+        with self.assertRaises(pteshare.BadInputError) as raised:
+            pteshare.rewrite(self.llm.read_bytes(), share_auto=True, write_names=True)
+        self.assertIn("write_names=True would store made-up names: paired_state.000 to "
+                      "paired_state.003 are positions", str(raised.exception))
+        self.assertIn("give the real ones with names_from='FILE'", str(raised.exception))
+        self.assertIn("or add allow_position_names=True", str(raised.exception))
+        # A bad line names the file and the line, as the CLI does.
+        bad = self.dir / "bad-names.txt"
+        bad.write_text("paired_state.000=k\nfoo\n")
+        status, _, stderr = cli("plan", self.llm, "--names-from", bad)
+        self.assertEqual(status, 2)
+        with self.assertRaises(pteshare.BadInputError) as raised:
+            pteshare.plan(self.llm, names_from=bad)
+        self.assertEqual(stderr, f"pteshare: {raised.exception}\n".replace(f"{self.llm}: ", ""))
+        with self.assertRaises(pteshare.IoError):
+            pteshare.plan(self.llm, names_from=self.dir / "no-such-names.txt")
+        with self.assertRaises(TypeError):
+            pteshare.plan(self.llm, names_from=3)
 
     def test_option_mistakes(self):
         with self.assertRaises(pteshare.BadInputError):

@@ -134,7 +134,7 @@ TEST(Rewrite, PrivateStateOfEachMethodGetsBytesNoOtherMethodTouches) {
   const rc::Report before = Check(*input);
   EXPECT_EQ(PrivateStateOverlaps(before), 2u) << before.Summary();  // each over the other's
 
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes);
   EXPECT_TRUE(after.ok()) << after.Summary();
@@ -155,7 +155,7 @@ TEST(Rewrite, StateLeftOutOfTheShareListKeepsBytesNoOtherMethodTouches) {
 
   ShareRequest share;
   share.names = {"k"};
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, share, PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, share, PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes, {"k"});
   EXPECT_TRUE(after.ok()) << after.Summary();
@@ -172,11 +172,55 @@ TEST(Rewrite, UnnamedStateOfOneMethodKeepsBytesNoOtherMethodTouches) {
   ASSERT_TRUE(input.ok()) << input.error().message;
   EXPECT_EQ(PrivateStateOverlaps(Check(*input)), 1u);
 
-  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{}, false);
+  Result<RewriteOutcome> rewritten = RewriteBytes(*input, ShareAuto(), PlanOptions{});
   ASSERT_TRUE(rewritten.ok()) << rewritten.error().message;
   const rc::Report after = Check(rewritten->bytes);
   EXPECT_TRUE(after.ok()) << after.Summary();
   EXPECT_EQ(PrivateSlots(rewritten->plan.planned.plan), 1u);  // prefill:1
+}
+
+// paired_state.K is a position, not a name: WriteNames::kGiven refuses to
+// store one (the input is as it was: nothing is written in memory either),
+// kGivenAndPositions stores it, and a pair named by position is stored
+// under its real name.
+TEST(Rewrite, MadeUpPairNamesAreWrittenOnlyWhenAllowed) {
+  Result<std::vector<uint8_t>> input = synth::BuildFixedLayout({
+      {"prefill", {{64, 1, 0, "", true}, {64, 1, 64, "", true}, {64, 1, 128}}},
+      {"decode", {{64, 1, 0}, {64, 1, 64, "", true}, {64, 1, 128, "", true}}},
+  });
+  ASSERT_TRUE(input.ok()) << input.error().message;
+  Result<RewriteOutcome> refused =
+      RewriteBytes(*input, ShareAuto(), PlanOptions{}, WriteNames::kGiven);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::kBadInput);
+  EXPECT_EQ(refused.error().message.rfind("--write-names would store made-up names: "
+                                          "paired_state.000 to paired_state.001 are positions in "
+                                          "the unnamed state of prefill/decode",
+                                          0),
+            0u)
+      << refused.error().message;
+
+  Result<RewriteOutcome> positions =
+      RewriteBytes(*input, ShareAuto(), PlanOptions{}, WriteNames::kGivenAndPositions);
+  ASSERT_TRUE(positions.ok()) << positions.error().message;
+  EXPECT_EQ(positions->patch.names_written, 4u);
+  EXPECT_EQ(Check(positions->bytes, {"paired_state.000", "paired_state.001"}).shared.size(), 2u);
+
+  ShareRequest named = ShareAuto();
+  ValueNaming k;
+  k.pair = 0;
+  k.name = "k";
+  ValueNaming v;
+  v.pair = 1;
+  v.name = "v";
+  named.namings = {k, v};
+  Result<RewriteOutcome> real = RewriteBytes(*input, named, PlanOptions{}, WriteNames::kGiven);
+  ASSERT_TRUE(real.ok()) << real.error().message;
+  EXPECT_EQ(real->patch.names_written, 4u);
+  const rc::Report after = Check(real->bytes, {"k", "v"});
+  EXPECT_TRUE(after.ok()) << after.Summary();
+  ASSERT_EQ(after.shared.size(), 2u);
+  EXPECT_FALSE(after.shared[0].paired);  // found by the name now in the file
 }
 
 }  // namespace

@@ -3,17 +3,21 @@
 #
 #   pteshare_rewrite(OUTPUT <out.pte> INPUT <in.pte>
 #                    [SHARE <name>...] [SHARE_AUTO] [NAME <method:value_index=name>...]
-#                    [STRATEGY relocate|replan|best] [LAYOUT front|arena] [ALIGNMENT <n>]
-#                    [ARENA_LIMIT <id=bytes>...] [WRITE_NAMES] [TARGET <target>])
+#                    [NAMES_FROM <file>...] [STRATEGY relocate|replan|best]
+#                    [LAYOUT front|arena] [ALIGNMENT <n>] [ARENA_LIMIT <id=bytes>...]
+#                    [WRITE_NAMES [ALLOW_POSITION_NAMES]] [TARGET <target>])
 #
 # Each option is the flag of `pteshare rewrite` of the same name (--share,
-# --share-auto, --name, --strategy, --layout, --alignment, --arena-limit,
-# --write-names). With neither SHARE nor SHARE_AUTO nothing is shared and
-# the arenas are only replanned, as on the command line.
+# --share-auto, --name, --names-from, --strategy, --layout, --alignment,
+# --arena-limit, --write-names, --allow-position-names). With neither SHARE
+# nor SHARE_AUTO nothing is shared and the arenas are only replanned, as on
+# the command line.
 #
 # Adds a custom command producing OUTPUT from INPUT. It runs again when
-# INPUT changes (INPUT may itself be the OUTPUT of another custom command)
-# or the pteshare executable does (a newer pteshare may plan better).
+# INPUT or a NAMES_FROM file changes (INPUT may itself be the OUTPUT of
+# another custom command) or the pteshare executable does (a newer pteshare
+# may plan better). A relative NAMES_FROM is taken from the current source
+# folder.
 # A relative INPUT is taken from the current source folder, a relative
 # OUTPUT goes to the current binary folder, as add_custom_command does.
 # With TARGET, also adds a target of that name, built by default, so the
@@ -21,8 +25,9 @@
 # A plan that fails its checks fails the build (pteshare exits non-zero and
 # writes nothing).
 function(pteshare_rewrite)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARE_AUTO;WRITE_NAMES"
-                        "OUTPUT;INPUT;STRATEGY;LAYOUT;ALIGNMENT;TARGET" "SHARE;NAME;ARENA_LIMIT")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "SHARE_AUTO;WRITE_NAMES;ALLOW_POSITION_NAMES"
+                        "OUTPUT;INPUT;STRATEGY;LAYOUT;ALIGNMENT;TARGET"
+                        "SHARE;NAME;NAMES_FROM;ARENA_LIMIT")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "pteshare_rewrite: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -47,6 +52,13 @@ function(pteshare_rewrite)
   foreach(naming IN LISTS ARG_NAME)
     list(APPEND options --name ${naming})
   endforeach()
+  set(names_files)
+  foreach(names_file IN LISTS ARG_NAMES_FROM)
+    get_filename_component(names_file ${names_file} ABSOLUTE
+                           BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND options --names-from ${names_file})
+    list(APPEND names_files ${names_file})
+  endforeach()
   if(ARG_STRATEGY)
     list(APPEND options --strategy ${ARG_STRATEGY})
   endif()
@@ -62,13 +74,16 @@ function(pteshare_rewrite)
   if(ARG_WRITE_NAMES)
     list(APPEND options --write-names)
   endif()
+  if(ARG_ALLOW_POSITION_NAMES)
+    list(APPEND options --allow-position-names)
+  endif()
 
   get_filename_component(output_dir ${output} DIRECTORY)
   add_custom_command(
     OUTPUT ${output}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
     COMMAND $<TARGET_FILE:pteshare::pteshare> rewrite ${input} -o ${output} ${options}
-    DEPENDS ${input} $<TARGET_FILE:pteshare::pteshare>
+    DEPENDS ${input} ${names_files} $<TARGET_FILE:pteshare::pteshare>
     COMMENT "pteshare: rewriting ${ARG_INPUT} -> ${ARG_OUTPUT}"
     VERBATIM)
   if(ARG_TARGET)

@@ -21,6 +21,13 @@ T Take(OptionValue& value) {
   return std::get<T>(std::move(value));
 }
 
+using Namings = std::vector<ValueNaming>;
+
+// --name and --names-from both add to the one list, in either order.
+void AddNamings(OptionSettings& settings, Namings namings) {
+  for (ValueNaming& naming : namings) settings.share.namings.push_back(std::move(naming));
+}
+
 std::vector<OptionRow> MakeTable() {
   using Names = std::vector<std::string>;
   using Limits = std::map<uint32_t, uint64_t>;
@@ -29,7 +36,7 @@ std::vector<OptionRow> MakeTable() {
        .kind = ValueKind::kNameList,
        .flag = "--share",
        .keyword = "share",
-       .value_name = "NAME...",
+       .value_name = "NAME",
        .help = "Shared buffer(s) by fully qualified name, e.g. "
                "layers.0.attention.kv_cache.k_cache (repeatable; several names may follow "
                "one --share)",
@@ -45,10 +52,20 @@ std::vector<OptionRow> MakeTable() {
        .flag = "--name",
        .keyword = "names",
        .value_name = "METHOD:VALUE_INDEX=NAME",
-       .help = "Name an unnamed buffer by position, then share it with --share NAME "
-               "(repeatable)",
-       .set = [](OptionSettings& s,
-                 OptionValue v) { s.share.namings = Take<std::vector<ValueNaming>>(v); }},
+       .help = "Name an unnamed buffer by position, then share it with --share NAME, or "
+               "--share-auto (repeatable). paired_state.K=NAME names pair K of the unnamed state "
+               "--share-auto pairs (the K of its paired_state.K), in every method it pairs",
+       .set = [](OptionSettings& s, OptionValue v) { AddNamings(s, Take<Namings>(v)); }},
+      {.group = OptionGroup::kShare,
+       .kind = ValueKind::kNamesFile,
+       .flag = "--names-from",
+       .keyword = "names_from",
+       .value_name = "FILE",
+       .help = "The --name namings from FILE, one a line: METHOD:VALUE_INDEX=NAME, or "
+               "paired_state.K=NAME for pair K of the unnamed state (one line per buffer, "
+               "whatever the methods); '#' starts a comment, blank lines are skipped. E.g. "
+               "paired_state.000=layers.0.attention.kv_cache.k_cache",
+       .set = [](OptionSettings& s, OptionValue v) { AddNamings(s, Take<Namings>(v)); }},
       {.group = OptionGroup::kPlan,
        .kind = ValueKind::kWord,
        .flag = "--strategy",
@@ -79,7 +96,7 @@ std::vector<OptionRow> MakeTable() {
        .kind = ValueKind::kUnsigned,
        .flag = "--alignment",
        .keyword = "alignment",
-       .value_name = "UINT",
+       .value_name = "BYTES",
        .help = "Alignment of the shared slots, a power of two up to 1 GiB (default: detected "
                "from the input, the largest power of two >= 16 dividing every planned offset). "
                "A value below the input's is refused where it would move a tensor to a less "

@@ -27,6 +27,7 @@ enum class ValueKind {
   kArenaLimits,   // ID=BYTES, repeatable (--arena-limit 1=1048576); Python: {ID: BYTES}
   kNameList,      // names, repeatable, several after one flag (--share A B); Python: str or list
   kValueNamings,  // METHOD:VALUE_INDEX=NAME, repeatable (--name); Python: {position: NAME}
+  kNamesFile,     // a file of namings (names_file.h), repeatable (--names-from); Python: a path
   kSwitch,        // on when given (--share-auto); Python: True or False
 };
 

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <optional>
 
+#include "tools/options/names_file.h"
+
 namespace pteshare::options {
 namespace {
 
@@ -99,17 +101,24 @@ Status AddArenaLimit(std::map<uint32_t, uint64_t>& limits, uint32_t id, uint64_t
 }
 
 Result<ValueNaming> ReadValueNaming(std::string_view text) {
-  // METHOD may itself contain ':' in principle; split at the last ':'
-  // before the '='.
   const size_t eq = text.find('=');
-  const size_t colon = eq == std::string_view::npos ? std::string_view::npos : text.rfind(':', eq);
-  if (eq == std::string_view::npos || colon == std::string_view::npos || colon == 0 ||
-      eq + 1 == text.size()) {
-    return Error{"expected METHOD:VALUE_INDEX=NAME"};
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error{std::string("expected ") + kNamingForms};
   }
-  std::optional<ValueNaming> naming = ParseValuePosition(text.substr(0, eq));
+  const std::string_view position = text.substr(0, eq);
+  std::optional<ValueNaming> naming = ParseValuePosition(position);
   if (!naming) {
-    return Error{"VALUE_INDEX " + Quoted(text.substr(colon + 1, eq - colon - 1)) +
+    if (position.substr(0, kPairedStatePrefix.size()) == kPairedStatePrefix) {
+      return Error{"K " + Quoted(position.substr(kPairedStatePrefix.size())) + " of " +
+                   std::string(kPairedStatePrefix) + "K is not a non-negative integer"};
+    }
+    // METHOD may itself contain ':' in principle; the index follows the
+    // last ':'.
+    const size_t colon = position.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return Error{std::string("expected ") + kNamingForms};
+    }
+    return Error{"VALUE_INDEX " + Quoted(position.substr(colon + 1)) +
                  " is not a non-negative integer"};
   }
   naming->name = std::string(text.substr(eq + 1));
@@ -134,6 +143,16 @@ Result<OptionValue> ReadTexts(const OptionRow& row, const std::vector<std::strin
       return OptionValue(texts);
     case ValueKind::kValueNamings:
       return ReadEach<ValueNaming>(row, texts, ReadValueNaming);
+    case ValueKind::kNamesFile: {
+      // The file's errors name the file and line, which the flag need not.
+      std::vector<ValueNaming> namings;
+      for (const std::string& path : texts) {
+        Result<std::vector<ValueNaming>> read = ReadNamesFile(path);
+        if (!read.ok()) return read.error();
+        for (ValueNaming& naming : *read) namings.push_back(std::move(naming));
+      }
+      return OptionValue(std::move(namings));
+    }
     case ValueKind::kSwitch:
       break;
   }

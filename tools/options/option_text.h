@@ -36,9 +36,13 @@ Status CheckArenaId(uint32_t id);
 /// B" when the arena has another already.
 Status AddArenaLimit(std::map<uint32_t, uint64_t>& limits, uint32_t id, uint64_t bytes);
 
-/// "METHOD:VALUE_INDEX=NAME" as a naming; else "expected
-/// METHOD:VALUE_INDEX=NAME" or "VALUE_INDEX 'X' is not a non-negative
-/// integer".
+/// The two forms a naming takes (--name, a names file), as messages
+/// spell them.
+inline constexpr const char* kNamingForms = "METHOD:VALUE_INDEX=NAME or paired_state.K=NAME";
+
+/// "METHOD:VALUE_INDEX=NAME" or "paired_state.K=NAME" as a naming; else
+/// "expected METHOD:VALUE_INDEX=NAME or paired_state.K=NAME", or "VALUE_INDEX
+/// 'X' is not a non-negative integer" (K likewise).
 Result<ValueNaming> ReadValueNaming(std::string_view text);
 
 /// A row's value from the texts given after its flag, one per time it was

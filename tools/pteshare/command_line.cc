@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <string_view>
+#include <vector>
 #if defined(__GLIBC__)  // defined by <cstdio> on glibc
 #include <malloc.h>
 #endif
@@ -11,6 +13,7 @@
 #include "tools/pteshare/exit_codes.h"
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/output.h"
+#include "tools/pteshare/usage_error.h"
 
 namespace pteshare::cli {
 namespace {
@@ -64,7 +67,7 @@ int RunCommandLine(int argc, const char* const* argv) {
       std::fflush(stdout);
       return status;
     }
-    PrintError(std::string(e.what()) + " (see pteshare --help)");
+    PrintError(UsageMessage(app, e, std::vector<std::string>(argv + 1, argv + argc)));
     FinishJsonRun(json, kExitBadInput);
     std::fflush(stdout);
     return kExitBadInput;

@@ -136,7 +136,8 @@ void AddInspect(CLI::App& app, int& exit_status) {
       "Example: pteshare inspect llm.pte\n"
       "         pteshare inspect llm.pte --json | jq '.methods[].arenas'");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is shown)")
-      ->required();
+      ->required()
+      ->type_name("");
   cmd->add_flag("--json", args->json, "Print the same facts as JSON (shape in the README)");
   cmd->callback([args, &exit_status] {
     std::optional<OpenedProgram> opened = OpenInput(args->file);

@@ -14,4 +14,8 @@ namespace pteshare::cli {
 /// Accepts a decimal integer in [0, max]; the error quotes the text.
 CLI::Validator UnsignedInteger(uint64_t max = UINT64_MAX);
 
+/// Accepts a decimal number of seconds >= 0 ("2", "0.5"); the error quotes
+/// the text (CLI11's own check says "Value abc not in range").
+CLI::Validator NonNegativeSeconds();
+
 }  // namespace pteshare::cli

@@ -52,6 +52,7 @@ void OptionFlags::AddTo(CLI::App* command) {
         break;
       case ValueKind::kArenaLimits:
       case ValueKind::kValueNamings:
+      case ValueKind::kNamesFile:
         command->add_option(row.flag, given.texts, row.help)->type_name(row.value_name);
         break;
       case ValueKind::kSwitch:
@@ -97,6 +98,16 @@ Result<PlanOptions> PlanFlags::ToPlanOptions() const {
   settings.plan.compare_strategies = compare_strategies;
   settings.plan.compare_layouts = compare_layouts;
   return std::move(settings.plan);
+}
+
+Status CheckFlags(const ShareFlags& share, const PlanFlags* planning) {
+  if (Result<ShareRequest> request = share.ToRequest(); !request.ok()) return request.error();
+  if (planning != nullptr) {
+    if (Result<PlanOptions> options = planning->ToPlanOptions(); !options.ok()) {
+      return options.error();
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace pteshare::cli

@@ -71,4 +71,9 @@ struct PlanFlags {
   Result<PlanOptions> ToPlanOptions() const;
 };
 
+/// Reads the flags once before any input is opened, so that a bad value
+/// (a --name, a names file's line) is one error about the flag or the file
+/// rather than one about each program; `planning` may be null.
+Status CheckFlags(const ShareFlags& share, const PlanFlags* planning);
+
 }  // namespace pteshare::cli

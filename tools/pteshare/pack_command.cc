@@ -16,6 +16,7 @@
 #include "tools/pteshare/json_document.h"
 #include "tools/pteshare/number_option.h"
 #include "tools/report/json_writer.h"
+#include "tools/report/numbers.h"
 
 namespace pteshare::cli {
 namespace {
@@ -97,11 +98,10 @@ int RunPack(const PackOptions& options) {
     std::cout << FormatBlockCsv(*problem, plan->solution);
   }
   std::fprintf(
-      stderr, "%s: arena %llu bytes, lower bound %llu, overhead %.2f%%%s, %.2f s, %llu steps%s\n",
-      options.file.c_str(), static_cast<unsigned long long>(plan->solution.height),
-      static_cast<unsigned long long>(plan->lower_bound), overhead,
-      plan->optimal ? " (optimal)" : "", seconds, static_cast<unsigned long long>(plan->steps),
-      plan->timed_out ? " (stopped by --time-limit)" : "");
+      stderr, "%s: arena %s bytes, lower bound %s, overhead %.2f%%%s, %.2f s, %s steps%s\n",
+      options.file.c_str(), Grouped(plan->solution.height).c_str(),
+      Grouped(plan->lower_bound).c_str(), overhead, plan->optimal ? " (optimal)" : "", seconds,
+      Grouped(plan->steps).c_str(), plan->timed_out ? " (stopped by --time-limit)" : "");
   return kExitOk;
 }
 
@@ -123,22 +123,29 @@ void AddPack(CLI::App& app, int& exit_status) {
       "Example: pteshare pack A.1048576.csv --capacity 1048576 > placed.csv\n"
       "Exit status: 0 placed; 1 no plan found within --capacity; 2 unreadable or\n"
       "invalid CSV, or bad usage.");
-  pack->add_option("INSTANCE.csv", options->file, "CSV instance to place")->required();
+  pack->add_option("INSTANCE.csv", options->file, "CSV instance to place")
+      ->required()
+      ->type_name("");
   pack->add_option("--time-limit", options->time_limit,
-                   "Stop searching after S seconds (wall clock; makes output depend on load)")
-      ->check(CLI::NonNegativeNumber);
+                   "Stop searching after SECONDS (wall clock; makes output depend on load)")
+      ->type_name("SECONDS")
+      ->check(NonNegativeSeconds());
   pack->add_option("--seed", options->seed, "Seed for the randomized orders and restarts")
+      ->type_name("K")
       ->capture_default_str()
       ->check(UnsignedInteger());
   pack->add_option("--steps", options->steps,
                    "Search effort in steps (deterministic); 0 keeps only the greedy passes")
+      ->type_name("N")
       ->capture_default_str()
       ->check(UnsignedInteger());
   pack->add_option("--capacity", options->capacity,
                    "Fail (exit 1) unless the arena fits in BYTES; says by how much it misses")
+      ->type_name("BYTES")
       ->check(UnsignedInteger());
   pack->add_option("--alignment", options->alignment,
                    "Every planned offset is a multiple of this power of two")
+      ->type_name("BYTES")
       ->capture_default_str()
       ->check(UnsignedInteger());
   pack->add_flag("--json", options->json, "Print the placement and summary as JSON on stdout");

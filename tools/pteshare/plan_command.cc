@@ -25,6 +25,10 @@ struct PlanArgs {
 };
 
 int RunPlan(const PlanArgs& args) {
+  if (Status flags = CheckFlags(args.share, &args.planning); !flags.ok()) {
+    PrintError(flags.error().message);
+    return ExitStatusFor(flags.error().kind);
+  }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   PlanOutcome outcome = PlanForCommand(args.file, opened->view, args.share, args.planning);
@@ -52,7 +56,8 @@ void AddPlan(CLI::App& app, int& exit_status) {
       "is allowed: the arenas are just replanned.\n"
       "Example: pteshare plan model.pte --share-auto");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is planned)")
-      ->required();
+      ->required()
+      ->type_name("");
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   args->planning.compare_strategies = true;

@@ -121,9 +121,18 @@ std::vector<std::string> PairingLines(const ProgramView& view, const SharedBuffe
           (line.empty() ? "" : " <-> ") + view.methods[method].name + ":" + std::to_string(value);
     }
     lines.push_back(line + "  " + pairing.shape + "  arena " + std::to_string(pairing.memory_id) +
-                    "  (" + pairing.name + ")");
+                    "  (" + PairingLabel(view, pairing) + ")");
   }
   return lines;
+}
+
+std::string PairingHeader(const SharedBufferSet& shared) {
+  const size_t count = shared.pairings.size();
+  const bool made_up = std::any_of(shared.pairings.begin(), shared.pairings.end(),
+                                   [](const StatePairing& p) { return p.position_name; });
+  return "paired " + Grouped(count) + " unnamed mutable buffer" + (count == 1 ? "" : "s") +
+         " by position" +
+         (made_up ? " (paired_state.K: position K, no name in the program)" : "");
 }
 
 std::string CappedLines(const std::vector<std::string>& lines, const std::string& indent,
@@ -152,10 +161,7 @@ void PrintPlanText(const std::string& file, const PteFile& pte, const ProgramVie
               LayoutName(plan.layout), Grouped(plan.alignment).c_str());
   const std::vector<std::string> pairs = PairingLines(view, shared);
   if (!pairs.empty()) {
-    std::printf(
-        "  paired %s unnamed mutable buffer%s by position (--share-auto; the names are "
-        "positions, not the exporter's):\n",
-        Grouped(pairs.size()).c_str(), pairs.size() == 1 ? "" : "s");
+    std::printf("  %s:\n", PairingHeader(shared).c_str());
     std::fputs(CappedLines(pairs, "    ", verbose).c_str(), stdout);
   }
   for (const FrontRegion& f : plan.fronts) {

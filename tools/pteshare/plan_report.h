@@ -51,6 +51,10 @@ std::string PlanHeadline(const std::string& file, const VerifiedPlan& verified);
 void PrintPlanText(const std::string& file, const PteFile& pte, const ProgramView& view,
                    const VerifiedPlan& verified, bool verbose);
 
+/// "paired 8 unnamed mutable buffers by position (paired_state.K: position
+/// K, no name in the program)": the heading of PairingLines.
+std::string PairingHeader(const SharedBufferSet& shared);
+
 /// "prefill:22 <-> decode:22  FLOAT[1,8,128,64]  arena 1", one per pair
 /// --share-auto made of unnamed state.
 std::vector<std::string> PairingLines(const ProgramView& view, const SharedBufferSet& shared);

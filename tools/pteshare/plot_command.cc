@@ -100,6 +100,10 @@ int RunPlot(const PlotArgs& args) {
     }
     format = *named;
   }
+  if (Status flags = CheckFlags(args.share, &args.planning); !flags.ok()) {
+    PrintError(flags.error().message);
+    return ExitStatusFor(flags.error().kind);
+  }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const ProgramView& view = opened->view;
@@ -176,20 +180,23 @@ void AddPlot(CLI::App& app, int& exit_status) {
       "trace (as --trace).\n"
       "Example: pteshare plot model.pte -o layout.html --trace layout.json");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is drawn)")
-      ->required();
-  cmd->add_option("--method", args->method, "Draw only this method");
+      ->required()
+      ->type_name("");
+  cmd->add_option("--method", args->method, "Draw only this method")->type_name("METHOD");
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
   cmd->add_option("-o,--output", args->output,
                   "What to write: NAME.svg, NAME.html (one self-contained page with the SVG "
                   "inline and hover tooltips: value, name, dtype and shape, the operator that "
                   "writes it first, bytes, offset, live range), or NAME.json (the trace, as "
-                  "--trace)");
+                  "--trace)")
+      ->type_name("OUT.svg|OUT.html|OUT.json");
   cmd->add_option("--trace", args->trace,
                   "Also write the layouts (before, and after where the plan changes them) as a "
                   "Chrome / Perfetto trace in ExecuTorch's memory-trace vocabulary: one event per "
                   "planned tensor, its live range as the time span (1 us = one instruction), one "
-                  "track per offset; open it in ui.perfetto.dev or chrome://tracing");
+                  "track per offset; open it in ui.perfetto.dev or chrome://tracing")
+      ->type_name("OUT.json");
   cmd->add_flag("--html", args->html, "Kept for old scripts: the output must then be named .html");
   cmd->callback([args, &exit_status] { exit_status = RunPlot(*args); });
 }

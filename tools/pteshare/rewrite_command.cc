@@ -47,6 +47,7 @@ struct RewriteArgs {
   ShareFlags share;
   PlanFlags planning;
   bool write_names = false;
+  bool allow_position_names = false;
   bool verbose = false;
   bool summary = false;
   bool json = false;
@@ -101,9 +102,7 @@ std::string Summary(const FileJob& job, const ProgramView& view, const VerifiedP
           Grouped(patch.appended.size()) + " bytes appended, " + segments + "\n";
   const std::vector<std::string> pairs = PairingLines(view, verified.planned.shared);
   if (!pairs.empty()) {
-    text += "  paired " + Grouped(pairs.size()) + " unnamed mutable buffer" +
-            (pairs.size() == 1 ? "" : "s") +
-            " by position (the names are positions, not the exporter's):\n";
+    text += "  " + PairingHeader(verified.planned.shared) + ":\n";
     text += CappedLines(pairs, "    ", args.verbose);
   }
   text += MemoryText(view, ComputeMemoryCost(plan), "  ", plan.fronts);
@@ -155,7 +154,9 @@ JobResult RewriteOne(const RewriteArgs& args, FileJob job) {
   if (!options.ok()) return Failed(args, job.file, options.error());
   request.share = std::move(share).value();
   request.options = std::move(options).value();
-  request.write_names = args.write_names;
+  request.write_names = !args.write_names           ? WriteNames::kNo
+                        : args.allow_position_names ? WriteNames::kGivenAndPositions
+                                                    : WriteNames::kGiven;
   request.verbose = args.verbose;
   request.say = [&](const std::string& line) { PrintFileError(job.file, Error{line}); };
 
@@ -234,6 +235,10 @@ int RunRewrite(const RewriteArgs& args) {
   if (args.in_place == !args.out.empty()) {
     PrintError("rewrite: give exactly one of -o OUT and --in-place");
     return kExitBadInput;
+  }
+  if (Status flags = CheckFlags(args.share, &args.planning); !flags.ok()) {
+    PrintError(flags.error().message);
+    return ExitStatusFor(flags.error().kind);
   }
   // relocate exists only to make room for shared buffers; replan and best
   // may run with none and just shrink the arenas.
@@ -323,7 +328,8 @@ void AddRewrite(CLI::App& app, int& exit_status) {
   cmd->add_option("FILE", args->files,
                   "The .pte file(s); a .bpte bundle gets a new bundle around its rewritten "
                   "program, test cases kept")
-      ->required();
+      ->required()
+      ->type_name("");
   CLI::Option* out = cmd->add_option("-o,--output", args->out,
                                      "Write the result to OUT (may be FILE; a regular file or a "
                                      "new name, never a device or FIFO); a folder gets "
@@ -334,10 +340,16 @@ void AddRewrite(CLI::App& app, int& exit_status) {
   out->excludes(in_place);
   args->share.AddTo(cmd);
   args->planning.AddTo(cmd);
-  cmd->add_flag("--write-names", args->write_names,
-                "Store each shared buffer's name (given with --name, or paired_state.K made by "
-                "--share-auto) in its extra_tensor_info.fully_qualified_name, so that verify, a "
-                "loader's self-check and Method::get_attribute find it by name");
+  CLI::Option* write_names = cmd->add_flag(
+      "--write-names", args->write_names,
+      "Store each shared buffer's name (given with --name or --names-from) in its "
+      "extra_tensor_info.fully_qualified_name, so that verify, a loader's self-check and "
+      "Method::get_attribute find it by name. A pair of unnamed state that nothing names is "
+      "called paired_state.K, a position, not the model's name: refused (exit 2) unless "
+      "--allow-position-names");
+  cmd->add_flag("--allow-position-names", args->allow_position_names,
+                "With --write-names: store paired_state.K too, for the pairs no naming names")
+      ->needs(write_names);
   cmd->add_option("-j,--jobs", args->jobs, "Files rewritten at once (default: one per core)")
       ->type_name("N")
       ->check(UnsignedInteger(UINT32_MAX));

@@ -7,6 +7,7 @@
 // Exit status: 0 clean (warnings allowed), 1 findings, 2 bad input.
 //
 // --json prints the document tools/report/verify_report.h describes.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -37,6 +38,14 @@ struct VerifyArgs {
   bool json = false;
 };
 
+// " (position 0 of the unnamed state; no name in the program)" for the
+// checker's paired_state.K: its name is made up, and says so.
+std::string PositionNote(const std::string& name) {
+  std::string position = name.substr(std::min(name.size(), kPairedStatePrefix.size()));
+  position.erase(0, std::min(position.find_first_not_of('0'), position.size() - 1));
+  return " (position " + position + " of the unnamed state; no name in the program)";
+}
+
 // `note`: what the report cannot see (a delegate's own memory), or empty.
 void PrintText(const std::string& path, const rc::Report& report, const std::string& note) {
   std::printf("%s: %zu method%s, %zu shared buffer%s\n", path.c_str(), report.methods.size(),
@@ -49,7 +58,7 @@ void PrintText(const std::string& path, const rc::Report& report, const std::str
     std::printf("  %s: arena %u offset %s, %s bytes, in %s%s\n", shared.name.c_str(),
                 shared.placement.memory_id, Grouped(shared.placement.offset).c_str(),
                 Grouped(shared.placement.nbytes).c_str(), methods.c_str(),
-                shared.paired ? " (unnamed state, paired by position)" : "");
+                shared.paired ? PositionNote(shared.name).c_str() : "");
   }
   for (const rc::Finding& finding : report.findings) {
     if (finding.severity == rc::Severity::kError) {
@@ -76,12 +85,12 @@ int RunVerify(const VerifyArgs& args) {
   Result<ShareRequest> share = args.share.ToRequest();
   if (!share.ok()) {
     PrintError(share.error().message);
-    return kExitBadInput;
+    return ExitStatusFor(share.error().kind);
   }
   std::optional<OpenedProgram> opened = OpenInput(args.file);
   if (!opened) return kExitBadInput;
   const PteFile* file = &opened->file;
-  Result<rc::Report> report = CheckForVerify(*file, *share);
+  Result<rc::Report> report = CheckForVerify(*opened, *share);
   if (!report.ok()) {
     PrintFileError(args.file, report.error());
     return kExitBadInput;
@@ -111,7 +120,8 @@ void AddVerify(CLI::App& app, int& exit_status) {
       "         pteshare verify llm.pte --name prefill:22=k0 --name decode:22=k0 --share k0 "
       "--json");
   cmd->add_option("FILE", args->file, "The .pte file, or a .bpte bundle (its program is checked)")
-      ->required();
+      ->required()
+      ->type_name("");
   args->share.AddTo(cmd);
   cmd->add_flag("--json", args->json, "Print the report as JSON (shape in the README)");
   cmd->callback([args, &exit_status] { exit_status = RunVerify(*args); });

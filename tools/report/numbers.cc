@@ -4,16 +4,6 @@
 
 namespace pteshare::cli {
 
-std::string Grouped(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string Counted(uint64_t count, const std::string& one, const std::string& many) {
   return Grouped(count) + " " + (count == 1 ? one : many);
 }

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "rewriter/base/grouped.h"
+
 namespace pteshare::cli {
 
-/// 1234567 -> "1,234,567".
-std::string Grouped(uint64_t value);
+/// 1234567 -> "1,234,567" (rewriter/base/grouped.h, which the library's
+/// messages use too).
+using ::pteshare::Grouped;
 /// (1, "call", "calls") -> "1 call", (1234, ...) -> "1,234 calls".
 std::string Counted(uint64_t count, const std::string& one, const std::string& many);
 /// 1234567 -> "1.18 MiB" (exact bytes below 1 KiB).

@@ -69,7 +69,13 @@ void WritePlanJson(JsonWriter& json, const ProgramView& view, const VerifiedPlan
       .Field("alignment", plan.alignment);
   json.Key("pairs").BeginArray();
   for (const StatePairing& pairing : shared.pairings) {
-    json.BeginObject().Field("name", pairing.name).Field("shape", pairing.shape);
+    // position_name: the name is paired_state.K, made up (no name in the
+    // program, none given).
+    json.BeginObject()
+        .Field("name", pairing.name)
+        .Field("position", pairing.position)
+        .Field("position_name", pairing.position_name)
+        .Field("shape", pairing.shape);
     json.Field("memory_id", pairing.memory_id).Key("values").BeginArray();
     for (const auto& [method, value] : pairing.values) {
       json.BeginObject()

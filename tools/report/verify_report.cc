@@ -79,9 +79,14 @@ void PrintFinding(JsonWriter& json, const rc::Finding& f) {
 
 }  // namespace
 
-Result<rc::Report> CheckForVerify(const PteFile& file, const ShareRequest& share) {
+Result<rc::Report> CheckForVerify(const OpenedProgram& program, const ShareRequest& share) {
+  const PteFile& file = program.file;
+  // The checker names values only: a pair named by position is named as
+  // its values, paired by the rewriter's own rule.
+  Result<std::vector<ValueNaming>> namings = NamingsByValue(program.view, share.namings);
+  if (!namings.ok()) return namings.error();
   rc::CheckOptions options;
-  for (const ValueNaming& a : share.namings) {
+  for (const ValueNaming& a : *namings) {
     options.extra_names.push_back({a.method, a.value_index, a.name});
   }
   options.shared_names = SharedNames(share, file, options.extra_names);

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "rewriter/base/result.h"
+#include "rewriter/open_program.h"
 #include "rewriter/program/pte_file.h"
 #include "rewriter/share/shared_buffers.h"
 #include "runtime_check/alias_check.h"
@@ -27,10 +28,12 @@ namespace pteshare::cli {
 
 /// Checks `file` for the buffers `share` names (its names, plus with
 /// share_auto every name the automatic choice finds; neither: the
-/// checker's own choice), with `share.namings` naming unnamed state. An
-/// input the checker cannot read, or could not finish, is an error
+/// checker's own choice), with `share.namings` naming unnamed state (a
+/// `paired_state.K=NAME` naming as the values of pair K, NamingsByValue).
+/// An input the checker cannot read, or could not finish, is an error
 /// (kBadInput); findings are in the report.
-Result<runtime_check::Report> CheckForVerify(const PteFile& file, const ShareRequest& share);
+Result<runtime_check::Report> CheckForVerify(const OpenedProgram& program,
+                                             const ShareRequest& share);
 
 /// The document `pteshare verify --json` prints for `path` (empty: bytes in
 /// memory, "file": null).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rewriter/base/grouped.h"
 #include "rewriter/plan/blockplan/greedy.h"
 #include "rewriter/plan/blockplan/lower_bound.h"
 #include "rewriter/plan/blockplan/probe.h"
@@ -36,8 +37,10 @@ std::string Describe(const Block& block) {
          std::to_string(block.lifespan.end) + ")";
 }
 
+// " (33.3% of it)" where a share helps: below all of `whole`. A miss of
+// 40,500% says nothing the byte counts do not.
 std::string Percent(Bytes part, Bytes whole) {
-  if (whole == 0) return "";
+  if (whole == 0 || part >= whole) return "";
   char text[32];
   std::snprintf(text, sizeof text, " (%.1f%%)", 100.0 * static_cast<double>(part) / whole);
   return text;
@@ -189,9 +192,10 @@ Status ValidateBlockProblem(const BlockProblem& problem) {
                    " is past 2^62"};
     }
     if (problem.capacity && *block.fixed_offset + block.size > *problem.capacity) {
-      return Error{Describe(block) + " is fixed at offset " + std::to_string(*block.fixed_offset) +
-                   " + " + std::to_string(block.size) + " bytes, past the capacity " +
-                   std::to_string(*problem.capacity)};
+      return Error{Describe(block) + " is fixed at offset " + Grouped(*block.fixed_offset) +
+                   " with " + Grouped(block.size) + " bytes, so it ends at " +
+                   Grouped(*block.fixed_offset + block.size) + ", past the capacity of " +
+                   Grouped(*problem.capacity) + " bytes"};
     }
     if (block.size > 0 && block.lifespan.begin < block.lifespan.end) fixed.push_back(&block);
   }
@@ -281,17 +285,16 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
   if (problem.capacity && plan.solution.height > *problem.capacity) {
     const Bytes miss = plan.solution.height - *problem.capacity;
     if (plan.lower_bound > *problem.capacity) {
-      return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
-                   " bytes: " + std::to_string(plan.lower_bound) +
-                   " bytes are live at one instant, " +
-                   std::to_string(plan.lower_bound - *problem.capacity) + " bytes" +
+      return Error{"no plan fits the capacity of " + Grouped(*problem.capacity) +
+                   " bytes: " + Grouped(plan.lower_bound) + " bytes are live at once, " +
+                   Grouped(plan.lower_bound - *problem.capacity) + " bytes" +
                    Percent(plan.lower_bound - *problem.capacity, *problem.capacity) +
-                   " over; the best plan found needs " + std::to_string(plan.solution.height)};
+                   " over; the best plan found needs " + Grouped(plan.solution.height) + " bytes"};
     }
-    return Error{"no plan fits the capacity of " + std::to_string(*problem.capacity) +
-                 " bytes: the best found needs " + std::to_string(plan.solution.height) +
-                 " bytes, " + std::to_string(miss) + " bytes" + Percent(miss, *problem.capacity) +
-                 " over" + (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
+    return Error{"no plan fits the capacity of " + Grouped(*problem.capacity) +
+                 " bytes: the best found needs " + Grouped(plan.solution.height) + " bytes, " +
+                 Grouped(miss) + " bytes" + Percent(miss, *problem.capacity) + " over" +
+                 (proven_low > *problem.capacity ? " (proven: no plan fits)" : "")};
   }
 #ifndef NDEBUG
   // Debug builds check every plan, as an assert would, with a checker that

@@ -93,7 +93,8 @@ TEST(AliasEvidence, UnnamedLlmIsPairedRewrittenAndConfirmedByBothCheckers) {
   EXPECT_EQ(before.exit_status, 1) << before.out << before.err;
   EXPECT_TRUE(Contains(before.out, "4 shared buffers")) << before.out;
   EXPECT_TRUE(Contains(before.out, "paired_state.000")) << before.out;
-  EXPECT_TRUE(Contains(before.out, "unnamed state, paired by position")) << before.out;
+  EXPECT_TRUE(Contains(before.out, "(position 0 of the unnamed state; no name in the program)"))
+      << before.out;
 
   CommandOutput rewrite = RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "-o", out});
   ASSERT_EQ(rewrite.exit_status, 0) << rewrite.err;

@@ -270,7 +270,7 @@ TEST(SharedBuffers, RenamingANamedBufferIsRefused) {
   ShareRequest request = Share({"s"});
   request.namings = {{"decode", 0, "s"}};
   EXPECT_EQ(ChoiceError(kPrefillDecode, request),
-            "--name: method decode, value 0 is already named 'k'");
+            "--name decode:0=s: method decode, value 0 is already named 'k'");
 }
 
 TEST(SharedBuffers, PlacementPastItsArenaIsAnInputError) {
@@ -278,6 +278,134 @@ TEST(SharedBuffers, PlacementPastItsArenaIsAnInputError) {
   Result<PlanResult> input = MakePlan(p->view, Share({"k"}), PlanOptions{});
   ASSERT_FALSE(input.ok());
   EXPECT_EQ(input.error().message, "method m, value 1: offset 64 + 64 bytes > arena 1 size 100");
+}
+
+// Two methods with two unnamed caches each, as the exporter writes them
+// (no name, an initial state), at other offsets in each method.
+const std::vector<FixedMethod> kUnnamedPair = {
+    {"prefill", {{64, 1, 0, "", true}, {64, 1, 64, "", true}, {32, 1, 128}}},
+    {"decode", {{32, 1, 0}, {64, 1, 32, "", true}, {64, 1, 96, "", true}}},
+};
+
+ValueNaming PairNaming(uint32_t pair, std::string name, std::string origin = "") {
+  ValueNaming naming;
+  naming.pair = pair;
+  naming.name = std::move(name);
+  naming.origin = std::move(origin);
+  return naming;
+}
+
+// `paired_state.K=NAME` names pair K in every method: one naming per
+// buffer, however many methods share it. A pair no naming names keeps its
+// position (paired_state.001, not renumbered) and says it is one.
+TEST(SharedBuffers, APairNamingNamesPairKInEveryMethodAndTheRestKeepTheirPositions) {
+  auto p = Load(kUnnamedPair);
+  ShareRequest request;
+  request.share_auto = true;
+  request.namings = {PairNaming(0, "k_cache")};
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_EQ(set->pairings.size(), 2u);
+  const StatePairing& named = set->pairings[0];
+  EXPECT_EQ(named.name, "k_cache");
+  EXPECT_FALSE(named.position_name);
+  EXPECT_EQ(named.values, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 0}, {1, 1}}));
+  const StatePairing& rest = set->pairings[1];
+  EXPECT_EQ(rest.name, "paired_state.001");
+  EXPECT_TRUE(rest.position_name);
+  EXPECT_EQ(rest.position, 1u);
+  EXPECT_EQ(PairingLabel(p->view, named), "k_cache");
+  EXPECT_EQ(PairingLabel(p->view, rest),
+            "paired_state.001: position 1 of prefill/decode; no name in the program");
+  EXPECT_EQ(Labels(*set), (std::vector<std::string>{"k_cache", "paired_state.001"}));
+}
+
+// Without --share-auto a pair naming names its pair only; --share NAME
+// shares it, and the other pair stays each method's private state.
+TEST(SharedBuffers, APairNamingWithoutShareAutoPairsOnlyThatPair) {
+  auto p = Load(kUnnamedPair);
+  ShareRequest request = Share({"v_cache"});
+  request.namings = {PairNaming(1, "v_cache")};
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, request);
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  ASSERT_EQ(set->pairings.size(), 1u);
+  EXPECT_EQ(set->pairings[0].position, 1u);
+  EXPECT_EQ(Labels(*set),
+            (std::vector<std::string>{"v_cache", "decode:1 private", "prefill:0 private"}));
+}
+
+TEST(SharedBuffers, APairNamingNotSharedSaysHowToShareIt) {
+  ShareRequest request;
+  request.namings = {PairNaming(1, "v_cache", "names.txt:4")};
+  request.allow_none = true;
+  EXPECT_EQ(ChoiceError(kUnnamedPair, request),
+            "names.txt:4: paired_state.001=v_cache: 'v_cache' names buffers of methods prefill, "
+            "decode but is not shared: --share v_cache, or use --share-auto");
+}
+
+TEST(SharedBuffers, APairPastTheLastSaysHowManyPairsThereAre) {
+  ShareRequest request;
+  request.share_auto = true;
+  request.namings = {PairNaming(2, "x", "names.txt:9")};
+  EXPECT_EQ(ChoiceError(kUnnamedPair, request),
+            "names.txt:9: paired_state.002=x: there are 2 pairs of unnamed state, "
+            "paired_state.000 to paired_state.001");
+}
+
+TEST(SharedBuffers, OnePairOrOneValueNamedTwiceWithTwoNamesIsRefusedNamingBoth) {
+  ShareRequest pair;
+  pair.share_auto = true;
+  pair.namings = {PairNaming(0, "a", "names.txt:1"), PairNaming(0, "b", "names.txt:2")};
+  EXPECT_EQ(ChoiceError(kUnnamedPair, pair),
+            "names.txt:2: paired_state.000=b: pair 0 is already named 'a' by names.txt:1: "
+            "paired_state.000=a");
+  ShareRequest value;
+  value.share_auto = true;
+  value.namings = {{"prefill", 0, "a", std::nullopt, "names.txt:1"}, {"prefill", 0, "b"}};
+  EXPECT_EQ(ChoiceError(kUnnamedPair, value),
+            "--name prefill:0=b: method prefill, value 0 is already named 'a' by names.txt:1: "
+            "prefill:0=a");
+}
+
+// Pairs are named by the position the pairing gives; where the state does
+// not pair, the naming that asked for it says why.
+TEST(SharedBuffers, APairNamingWhereNothingPairsSaysWhy) {
+  ShareRequest one;
+  one.share_auto = true;
+  one.namings = {PairNaming(0, "k", "names.txt:1")};
+  EXPECT_EQ(ChoiceError({{"prefill", {{64, 1, 0, "", true}}}, {"decode", {{64, 1, 0}}}}, one),
+            "names.txt:1: paired_state.000=k: no unnamed state pairs between methods (only "
+            "method prefill has any); name values with METHOD:VALUE_INDEX=NAME");
+  ShareRequest mismatch;
+  mismatch.names = {"k"};
+  mismatch.namings = {PairNaming(0, "k", "names.txt:1")};
+  const std::string error = ChoiceError(
+      {{"prefill", {{64, 1, 0, "", true}}}, {"decode", {{32, 1, 0, "", true}}}}, mismatch);
+  EXPECT_EQ(error.rfind("names.txt:1: paired_state.000=k: cannot pair the unnamed state of "
+                        "methods prefill and decode: ",
+                        0),
+            0u)
+      << error;
+}
+
+// For a checker that names values only (runtime_check, under verify).
+TEST(SharedBuffers, NamingsByValueNameEveryValueOfThePair) {
+  auto p = Load(kUnnamedPair);
+  Result<std::vector<ValueNaming>> namings =
+      NamingsByValue(p->view, {PairNaming(1, "v"), {"prefill", 2, "x"}});
+  ASSERT_TRUE(namings.ok()) << namings.error().message;
+  std::vector<std::string> texts;
+  for (const ValueNaming& n : *namings) texts.push_back(NamingText(n));
+  EXPECT_EQ(texts, (std::vector<std::string>{"--name prefill:2=x", "--name prefill:1=v",
+                                             "--name decode:2=v"}));
+}
+
+TEST(SharedBuffers, APositionIsReadAsAValueOrAPair) {
+  EXPECT_EQ(ParseValuePosition("paired_state.007")->pair, 7u);
+  EXPECT_EQ(ParseValuePosition("decode:22")->value_index, 22u);
+  EXPECT_FALSE(ParseValuePosition("decode:22")->pair.has_value());
+  EXPECT_FALSE(ParseValuePosition("paired_state.x").has_value());
+  EXPECT_FALSE(ParseValuePosition("paired_state.").has_value());
 }
 
 }  // namespace

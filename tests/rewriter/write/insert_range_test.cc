@@ -131,12 +131,12 @@ TEST(InsertRange, OtherErrorsComeBackNamingTheGap) {
   const FileGap gap{kGapUnit, kGapUnit};
   Result<GapOpened> opened = OpenGap(read_only.get(), gap, kFileSize);
   ASSERT_FALSE(opened.ok());
-  EXPECT_NE(opened.error().message.find("inserting 4096 bytes at offset 4096 failed"),
+  EXPECT_NE(opened.error().message.find("inserting 4,096 bytes at offset 4,096 failed"),
             std::string::npos)
       << opened.error().message;
   Status closed = CloseGap(read_only.get(), gap, kFileSize);
   ASSERT_FALSE(closed.ok());
-  EXPECT_NE(closed.error().message.find("removing the inserted 4096 bytes at offset 4096 failed"),
+  EXPECT_NE(closed.error().message.find("removing the inserted 4,096 bytes at offset 4,096 failed"),
             std::string::npos)
       << closed.error().message;
   EXPECT_EQ(ReadFileBytes(dir / "f"), Numbered(kFileSize));

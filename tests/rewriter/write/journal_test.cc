@@ -282,7 +282,7 @@ TEST(Journal, AFullDiskAtAnyStepLeavesTheInputOrTheResult) {
   RewriteRequest request;
   request.in_place = true;
   request.share.share_auto = true;
-  Result<RewriteOutcome> expected = RewriteBytes(input, request.share, request.options, false);
+  Result<RewriteOutcome> expected = RewriteBytes(input, request.share, request.options);
   ASSERT_TRUE(expected.ok()) << expected.error().message;
   const std::vector<uint8_t>& full = expected->bytes;
   ASSERT_GT(full.size(), input.size()) << "the segments must move for the gap to open";

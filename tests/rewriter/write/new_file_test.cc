@@ -64,7 +64,7 @@ TEST(NewFile, ANewNameIsFilledCheckedAndLinkedWithTheGivenMode) {
   EXPECT_EQ(ModeOf(out), 0640u);
   EXPECT_EQ(FolderNames(dir.path()), std::vector<std::string>{"out.svg"});
   EXPECT_EQ(r.said, (std::vector<std::string>{"writing a new file for " + out.string(),
-                                              "linked as " + out.string()}));
+                                              "created " + out.string()}));
 }
 
 TEST(NewFile, AReplacedFileKeepsItsModeAndIsRenamedOver) {
@@ -83,7 +83,7 @@ TEST(NewFile, AReplacedFileKeepsItsModeAndIsRenamedOver) {
   ASSERT_EQ(::stat(out.c_str(), &after), 0);
   EXPECT_NE(after.st_ino, before.st_ino) << "a new file renamed over the old one";
   EXPECT_EQ(FolderNames(dir.path()), std::vector<std::string>{"out.svg"});
-  EXPECT_EQ(r.said.back(), "renamed over " + out.string());
+  EXPECT_EQ(r.said.back(), "replaced " + out.string());
 }
 
 TEST(NewFile, ANewNameGetsTheSourcesPermissionBitsWithoutSetId) {

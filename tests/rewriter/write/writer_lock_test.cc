@@ -113,7 +113,7 @@ TEST(WriterLock, ThreadsRewritingAndReadingOneFileKilledAtRandomLeaveTheInputOrT
   ASSERT_FALSE(input.empty());
   ShareRequest share;
   share.share_auto = true;
-  Result<RewriteOutcome> expected = RewriteBytes(input, share, PlanOptions{}, false);
+  Result<RewriteOutcome> expected = RewriteBytes(input, share, PlanOptions{});
   ASSERT_TRUE(expected.ok()) << expected.error().message;
   const std::vector<uint8_t>& full = expected->bytes;
   ASSERT_GT(full.size(), input.size()) << "the segments must move (the riskiest rewrite)";

@@ -149,6 +149,19 @@ TEST(InstallPackage, ConsumerProjectBuildsRewritesAndChecks) {
   EXPECT_NE(ReadFileBytes(log).find("8 names written"), std::string::npos) << ReadFileBytes(log);
   EXPECT_EQ(ReadFileBytes(consumer_build / "named" / "llm-named.pte"), ReadFileBytes(named));
   EXPECT_EQ(Shell(Quoted(checker) + " " + Quoted(named), log), 0) << ReadFileBytes(log);
+  // NAMES_FROM: the caches named in a file, as --names-from reads it.
+  const fs::path names_file = dir / "names-file.pte";
+  ASSERT_EQ(Shell(tool + " rewrite " + Quoted(consumer_build / "llm.pte") + " -o " +
+                      Quoted(names_file) + " --share-auto --names-from " +
+                      Quoted(consumer_source / "caches.names") + " --write-names",
+                  log),
+            0)
+      << ReadFileBytes(log);
+  EXPECT_EQ(ReadFileBytes(consumer_build / "named" / "llm-names-file.pte"),
+            ReadFileBytes(names_file));
+  ASSERT_EQ(Shell(Quoted(checker) + " " + Quoted(names_file), log), 0) << ReadFileBytes(log);
+  EXPECT_NE(ReadFileBytes(log).find("layers.1.attention.kv_cache.v_cache"), std::string::npos)
+      << ReadFileBytes(log);
 
 #ifdef PTESHARE_PYTHON_INSTALL_DIR
   // The Python package, under the prefix (PREFIX/lib/pythonX.Y/site-packages:

@@ -145,10 +145,49 @@ TEST(OptionTable, NamesAndNamingsAndSwitches) {
   EXPECT_EQ(named->share.namings[0].name, "k0");
   EXPECT_EQ(named->share.namings[1].method, "a:b");  // split at the last ':'
   EXPECT_EQ(ErrorOf(name, {"prefill=oops"}),
-            "--name 'prefill=oops': expected METHOD:VALUE_INDEX=NAME");
-  EXPECT_EQ(ErrorOf(name, {"decode:22="}), "--name 'decode:22=': expected METHOD:VALUE_INDEX=NAME");
+            "--name 'prefill=oops': expected METHOD:VALUE_INDEX=NAME or paired_state.K=NAME");
+  EXPECT_EQ(ErrorOf(name, {"decode:22="}),
+            "--name 'decode:22=': expected METHOD:VALUE_INDEX=NAME or paired_state.K=NAME");
   EXPECT_EQ(ErrorOf(name, {"decode:x=y"}),
             "--name 'decode:x=y': VALUE_INDEX 'x' is not a non-negative integer");
+  // A pair of unnamed state, by the K of its paired_state.K.
+  Result<OptionSettings> pair = Read(name, {"paired_state.012=layers.6.v_cache"});
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  EXPECT_EQ(pair->share.namings[0].pair, 12u);
+  EXPECT_EQ(pair->share.namings[0].name, "layers.6.v_cache");
+  EXPECT_EQ(ErrorOf(name, {"paired_state.x=k"}),
+            "--name 'paired_state.x=k': K 'x' of paired_state.K is not a non-negative integer");
+}
+
+// --names-from: --name's namings, a line each, read from a file; added to
+// those of --name (in either order), each knowing its file and line.
+TEST(OptionTable, NamesFromReadsNamingsWithTheirFileAndLine) {
+  TempDir dir;
+  const std::string file = (dir / "names.txt").string();
+  test_support::WriteFileBytes(file,
+                               "# the caches\n"
+                               "paired_state.000=layers.0.k_cache  # prefill:34 <-> decode:34\n"
+                               "\n"
+                               "  prefill:50=extra\r\n");
+  const OptionRow& from = Row("--names-from");
+  Result<OptionSettings> read = Read(from, {file});
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  const std::vector<ValueNaming>& namings = read->share.namings;
+  ASSERT_EQ(namings.size(), 2u);
+  EXPECT_EQ(namings[0].pair, 0u);
+  EXPECT_EQ(namings[0].name, "layers.0.k_cache");
+  EXPECT_EQ(namings[0].origin, file + ":2");
+  EXPECT_EQ(namings[1].method, "prefill");
+  EXPECT_EQ(namings[1].value_index, 50u);
+  EXPECT_EQ(namings[1].origin, file + ":4");
+  OptionSettings both;
+  Row("--name").set(both, std::vector<ValueNaming>{{"decode", 1, "d"}});
+  from.set(both, namings);
+  EXPECT_EQ(both.share.namings.size(), 3u);
+  // A bad line is the file's error, naming its line (names_file_test.cc).
+  test_support::WriteFileBytes(file, "paired_state.000=k\nfoo\n");
+  EXPECT_EQ(ErrorOf(from, {file}),
+            file + ":2: expected METHOD:VALUE_INDEX=NAME or paired_state.K=NAME, got 'foo'");
 }
 
 #if defined(PTESHARE_PYTHON_EXECUTABLE) && defined(PTESHARE_PYTHON_MODULE_DIR)

@@ -223,12 +223,31 @@ TEST(PlanCommand, ArenaLimitNoPlanMeetsIsExitOneWithTheMiss) {
   CommandOutput out =
       RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=440000"});
   EXPECT_EQ(out.exit_status, 1);
-  EXPECT_TRUE(Contains(out.err, "pteshare: " + file +
-                                    ": no plan fits --arena-limit: method prefill: arena 1 needs "
-                                    "442880 bytes (relocate 459264, replan 442880), over its "
-                                    "limit of 440000 by 2880 bytes"))
-      << out.err;
+  EXPECT_EQ(out.err, "pteshare: " + file +
+                         ": no plan fits --arena-limit: method prefill: arena 1 needs 442,880 "
+                         "bytes (relocate 459,264, replan 442,880), 2,880 over its limit of "
+                         "440,000: 442,880 bytes of its tensors are live at once (its front region "
+                         "included)\n");
   EXPECT_TRUE(out.out.empty()) << out.out;
+}
+
+// A limit below the shared buffers' front region: said in the arena's
+// words (issue 27: it was "block 'front' [0, 1161) is fixed at offset 0 +
+// 2097152 bytes, past the capacity 1999872").
+TEST(PlanCommand, ArenaLimitBelowTheFrontRegionSaysSo) {
+  TempDir dir;
+  std::string file = Synth(dir, "llm.pte", {"--layers", "32"});
+  CommandOutput out =
+      RunTool("pteshare", {"plan", file, "--share-auto", "--arena-limit", "1=1999872"});
+  EXPECT_EQ(out.exit_status, 1);
+  EXPECT_TRUE(Contains(out.err,
+                       ", 409,088 over its limit of 1,999,872: its front region (the "
+                       "shared buffers' slots) alone takes 2,097,152 bytes; method "
+                       "decode: "))
+      << out.err;
+  for (const char* planner_word : {"block", "capacity", "instant", "%"}) {
+    EXPECT_FALSE(Contains(out.err, planner_word)) << planner_word << ": " << out.err;
+  }
 }
 
 TEST(PlanCommand, ArenaLimitThatFitsIsExitZero) {

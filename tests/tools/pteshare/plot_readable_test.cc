@@ -211,7 +211,7 @@ TEST(PlotReadable, AnArenaLimitMissDrawsTheInputWithTheLimit) {
   // The miss, wrapped onto lines, says what stderr says.
   std::string failure;
   for (const std::string& line : TextsOfClass(p.svg, "failure")) failure += line + " ";
-  EXPECT_TRUE(Contains(failure, "no plan fits: method prefill: arena 1 needs 442880 bytes"))
+  EXPECT_TRUE(Contains(failure, "no plan fits: method prefill: arena 1 needs 442,880 bytes"))
       << failure;
   EXPECT_TRUE(Contains(plan.err, failure.substr(std::string("no plan fits: ").size(), 60)));
   EXPECT_TRUE(Contains(TextsOfClass(p.svg, "heading")[0], "no plan fits --arena-limit"));

@@ -448,12 +448,89 @@ TEST(RewriteCommand, ReplanWithoutSharedBuffersShrinksACnn) {
   EXPECT_TRUE(test_support::Contains(relocate.err, "say which buffers to share")) << relocate.err;
 }
 
-TEST(RewriteCommand, WriteNamesStoresThePairedNamesSoCheckersFindThemByName) {
+// paired_state.K says only where a buffer is in the pairing: stored as
+// the tensor's name it would pass for the model's own, so --write-names
+// refuses it and says what to give instead; nothing is written.
+TEST(RewriteCommand, WriteNamesRefusesMadeUpPositionNamesAndSaysWhatToGive) {
   TempDir dir;
   fs::path in = SynthLlm(dir, "llm.pte");  // unnamed, as exported
   fs::path out = dir / "named.pte";
-  CommandOutput first = RunTool(
+  CommandOutput refused = RunTool(
       "pteshare", {"rewrite", in.string(), "--share-auto", "--write-names", "-o", out.string()});
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_EQ(refused.err, "pteshare: " + in.string() +
+                             ": --write-names would store made-up names: paired_state.000 to "
+                             "paired_state.003 are positions in the unnamed state of "
+                             "prefill/decode, not the model's names; give the real ones with "
+                             "--names-from FILE (a line each like "
+                             "paired_state.000=layers.0.k_cache) or --name paired_state.000=NAME, "
+                             "or add --allow-position-names to store the positions as names\n");
+  EXPECT_FALSE(fs::exists(out));
+  // Without --write-names the same pairing rewrites, saying what the
+  // names are.
+  CommandOutput unnamed =
+      RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "-o", out.string()});
+  ASSERT_EQ(unnamed.exit_status, 0) << unnamed.err;
+  EXPECT_TRUE(Contains(unnamed.out,
+                       "paired 4 unnamed mutable buffers by position (paired_state.K: position K, "
+                       "no name in the program):"))
+      << unnamed.out;
+}
+
+// The real names, a line per cache in a file: stored in the program, found
+// by name by both checkers.
+TEST(RewriteCommand, WriteNamesStoresTheNamesOfANamesFile) {
+  TempDir dir;
+  fs::path in = SynthLlm(dir, "llm.pte");
+  fs::path out = dir / "named.pte";
+  const fs::path names = dir / "names.txt";
+  WriteFileBytes(names,
+                 "# llm.pte's caches, in the order the exporter lists them\n"
+                 "paired_state.000=layers.0.k_cache\n"
+                 "paired_state.001=layers.0.v_cache\n"
+                 "paired_state.002=layers.1.k_cache\n"
+                 "paired_state.003=layers.1.v_cache\n");
+  CommandOutput first = RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "--names-from",
+                                             names.string(), "--write-names", "-o", out.string()});
+  ASSERT_EQ(first.exit_status, 0) << first.err;
+  EXPECT_TRUE(Contains(first.out, "8 names written")) << first.out;  // 4 caches x 2 methods
+  EXPECT_TRUE(Contains(first.out, "paired 4 unnamed mutable buffers by position:\n")) << first.out;
+  EXPECT_TRUE(Contains(first.out, "(layers.1.v_cache)")) << first.out;
+  Result<OpenedProgram> opened = OpenProgram(out);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  for (const MethodView& m : opened->view.methods) {
+    if (m.tensors.empty()) continue;  // the constant metadata methods
+    std::vector<std::string> named;
+    for (const TensorValue& t : m.tensors) {
+      if (!t.name.empty()) named.emplace_back(t.name);
+    }
+    EXPECT_EQ(named, (std::vector<std::string>{"layers.0.k_cache", "layers.0.v_cache",
+                                               "layers.1.k_cache", "layers.1.v_cache"}))
+        << m.name;
+  }
+  CommandOutput verify = RunTool("pteshare", {"verify", out.string()});
+  EXPECT_EQ(verify.exit_status, 0) << verify.out;
+  EXPECT_TRUE(Contains(verify.out,
+                       "  layers.0.k_cache: arena 1 offset 0, 32,768 bytes, in "
+                       "prefill, decode\n"))
+      << verify.out;
+  EXPECT_EQ(RunTool("pteshare-selfcheck", {out.string(), "layers.1.v_cache"}).exit_status, 0);
+  // verify takes the same file: before the rewrite it finds the caches
+  // apart under their real names.
+  CommandOutput before =
+      RunTool("pteshare", {"verify", in.string(), "--names-from", names.string()});
+  EXPECT_EQ(before.exit_status, 1) << before.out;
+  EXPECT_TRUE(Contains(before.out, "error: method decode, value 34 (layers.0.k_cache)"))
+      << before.out;
+}
+
+TEST(RewriteCommand, WriteNamesStoresPositionNamesWhenAllowed) {
+  TempDir dir;
+  fs::path in = SynthLlm(dir, "llm.pte");  // unnamed, as exported
+  fs::path out = dir / "named.pte";
+  CommandOutput first =
+      RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "--write-names",
+                           "--allow-position-names", "-o", out.string()});
   ASSERT_EQ(first.exit_status, 0) << first.err;
   EXPECT_TRUE(Contains(first.out, "8 names written")) << first.out;  // 4 caches x 2 methods
   Result<OpenedProgram> opened = OpenProgram(out);
@@ -474,6 +551,24 @@ TEST(RewriteCommand, WriteNamesStoresThePairedNamesSoCheckersFindThemByName) {
       RunTool("pteshare", {"rewrite", out.string(), "--share-auto", "--write-names", "--in-place"});
   EXPECT_EQ(again.exit_status, 0) << again.err;
   EXPECT_TRUE(Contains(again.out, "already planned, no change")) << again.out;
+}
+
+// -v says what became of OUT in the user's words: created where nothing
+// was, replaced where a file was.
+TEST(RewriteCommand, VerboseSaysCreatedForANewFileAndReplacedForAnOldOne) {
+  TempDir dir;
+  fs::path in = SynthLlm(dir, "llm.pte");
+  fs::path out = dir / "fresh.pte";
+  CommandOutput created =
+      RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "-o", out.string(), "-v"});
+  ASSERT_EQ(created.exit_status, 0) << created.err;
+  EXPECT_TRUE(Contains(created.err, ": created " + out.string() + "\n")) << created.err;
+  EXPECT_FALSE(Contains(created.err, "replaced")) << created.err;
+  CommandOutput replaced =
+      RunTool("pteshare", {"rewrite", in.string(), "--share-auto", "-o", out.string(), "-v"});
+  ASSERT_EQ(replaced.exit_status, 0) << replaced.err;
+  EXPECT_TRUE(Contains(replaced.err, ": replaced " + out.string() + "\n")) << replaced.err;
+  EXPECT_FALSE(Contains(replaced.err, "created")) << replaced.err;
 }
 
 }  // namespace

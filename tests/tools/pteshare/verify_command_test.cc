@@ -154,7 +154,9 @@ TEST(VerifyCommand, BadInputExitsTwoWithOneLineOnStderr) {
   std::string file = Write(dir, KvSpec(), "kv.pte");
   out = RunTool("pteshare", {"verify", file, "--name", "prefill=oops"});
   EXPECT_EQ(out.exit_status, 2);
-  EXPECT_EQ(out.err, "pteshare: --name 'prefill=oops': expected METHOD:VALUE_INDEX=NAME\n");
+  EXPECT_EQ(out.err,
+            "pteshare: --name 'prefill=oops': expected METHOD:VALUE_INDEX=NAME or "
+            "paired_state.K=NAME\n");
 }
 
 TEST(VerifyCommand, EveryCorpusFileGivesAReportOrAClearError) {

@@ -126,8 +126,27 @@ TEST(BlockPlanner, ACapacityNoPlanMeetsSaysByHowMuch) {
   Result<BlockPlan> plan = PlanBlocks(problem);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().message,
-            "no plan fits the capacity of 12 bytes: 16 bytes are live at one instant, 4 bytes "
-            "(33.3%) over; the best plan found needs 16");
+            "no plan fits the capacity of 12 bytes: 16 bytes are live at once, 4 bytes (33.3%) "
+            "over; the best plan found needs 16 bytes");
+}
+
+// A share of the capacity says something only below 100%: a miss of
+// 40,500% is said in bytes alone, and a fixed block past the capacity in
+// grouped bytes.
+TEST(BlockPlanner, AMissMoreThanTheCapacityIsSaidInBytesAlone) {
+  BlockProblem problem;
+  problem.blocks = {Free("a", 0, 4, 160'000), Free("b", 2, 6, 160'000)};
+  problem.capacity = 768;
+  Result<BlockPlan> plan = PlanBlocks(problem);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message,
+            "no plan fits the capacity of 768 bytes: 320,000 bytes are live at once, 319,232 "
+            "bytes over; the best plan found needs 320,000 bytes");
+  problem.blocks = {Block{"front", Lifespan{0, 580}, 2'097'152, 0}};
+  problem.capacity = 1'999'872;
+  EXPECT_EQ(PlanBlocks(problem).error().message,
+            "block 'front' [0, 580) is fixed at offset 0 with 2,097,152 bytes, so it ends at "
+            "2,097,152, past the capacity of 1,999,872 bytes");
 }
 
 TEST(BlockPlanner, ACapacityAboveTheBoundButBelowAnyPlanIsProvenMissed) {
@@ -317,7 +336,7 @@ TEST(BlockPlanner, ACapacityTheSearchCannotSettleEndsWhenTheStepsDo) {
   options.max_steps = 150'000'000;
   Result<BlockPlan> plan = PlanBlocks(*problem, options);
   ASSERT_FALSE(plan.ok());
-  EXPECT_NE(plan.error().message.find("no plan fits the capacity of 986112 bytes"),
+  EXPECT_NE(plan.error().message.find("no plan fits the capacity of 986,112 bytes"),
             std::string::npos)
       << plan.error().message;
 }
