@@ -131,8 +131,7 @@ std::string PairingHeader(const SharedBufferSet& shared) {
   const bool made_up = std::any_of(shared.pairings.begin(), shared.pairings.end(),
                                    [](const StatePairing& p) { return p.position_name; });
   return "paired " + Grouped(count) + " unnamed mutable buffer" + (count == 1 ? "" : "s") +
-         " by position" +
-         (made_up ? " (paired_state.K: position K, no name in the program)" : "");
+         " by position" + (made_up ? " (paired_state.K: position K, no name in the program)" : "");
 }
 
 std::string CappedLines(const std::vector<std::string>& lines, const std::string& indent,

@@ -58,9 +58,10 @@ TEST(UsageError, AMissingArgumentShowsWhatToType) {
   EXPECT_EQ(UsageLine({"rewrite"}),
             "pteshare: rewrite needs FILE...: type pteshare rewrite FILE... [options] (pteshare "
             "rewrite --help)\n");
+  // plot writes a picture, a trace or both: it says which to give.
   EXPECT_EQ(UsageLine({"plot", "model.pte"}),
-            "pteshare: plot needs -o OUT.svg|OUT.html: type pteshare plot FILE -o "
-            "OUT.svg|OUT.html [options] (pteshare plot --help)\n");
+            "pteshare: model.pte: nothing to write: give -o OUT.svg, OUT.html or OUT.json, or "
+            "--trace OUT.json\n");
   EXPECT_EQ(UsageLine({"pack"}),
             "pteshare: pack needs INSTANCE.csv: type pteshare pack INSTANCE.csv [options] "
             "(pteshare pack --help)\n");
