@@ -196,7 +196,7 @@ void CollectExternalKeys(const ProgramView& view, ProgramContents& contents) {
 }  // namespace
 
 std::string OperatorUse::FullName() const {
-  return overload.empty() ? name : name + "." + overload;
+  return KernelName(name, overload);
 }
 
 uint64_t ProgramContents::external_bytes() const {

@@ -79,11 +79,11 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
   }
   if (const auto* operators = plan.operators()) {
     for (const fb::Operator* op : *operators) {
-      std::string name = op != nullptr && op->name() != nullptr ? op->name()->str() : "";
-      if (op != nullptr && op->overload() != nullptr && op->overload()->size() > 0) {
-        name += "." + op->overload()->str();
-      }
-      method.operators.push_back(std::move(name));
+      auto text = [](const flatbuffers::String* s) {
+        return s != nullptr ? std::string_view(s->c_str(), s->size()) : std::string_view();
+      };
+      method.operators.push_back(op != nullptr ? KernelName(text(op->name()), text(op->overload()))
+                                               : std::string());
     }
   }
 
@@ -134,6 +134,12 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
 }
 
 }  // namespace
+
+std::string KernelName(std::string_view name, std::string_view overload) {
+  std::string text(name);
+  if (!overload.empty()) text.append(".").append(overload);
+  return text;
+}
 
 std::string DeviceText(DeviceType device, int8_t index) {
   std::string text = fb::EnumNameDeviceType(static_cast<fb::DeviceType>(device));

@@ -97,6 +97,10 @@ struct Arena {
   }
 };
 
+/// "aten::add.out": an operator as ExecuTorch registers its kernel (the
+/// name, then "." and the overload when it has one).
+std::string KernelName(std::string_view name, std::string_view overload);
+
 /// "CUDA:0", as messages name a device.
 std::string DeviceText(DeviceType device, int8_t index);
 
