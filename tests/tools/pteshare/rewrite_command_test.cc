@@ -8,6 +8,7 @@
 
 #include <regex>
 
+#include "rewriter/base/grouped.h"
 #include "rewriter/write/journal.h"
 #include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
@@ -349,14 +350,6 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
   std::filesystem::remove_all(dir / "out");
   test_support::CommandOutput text = test_support::RunTool("pteshare", args);
   EXPECT_EQ(text.exit_status, 3);
-  auto grouped = [](uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-      out += digits[i];
-    }
-    return out;
-  };
   const std::string first = text.out.substr(0, text.out.find('\n'));
   EXPECT_TRUE(first.starts_with("3 files: memory ")) << first;
   // --summary: the totals and each file's first line, nothing else.
@@ -372,7 +365,7 @@ TEST(RewriteCommand, BatchTotalsAreTheSumOfItsFilesAndNothingToShareExitsThree) 
     expected += text.out.substr(at, text.out.find('\n', at) + 1 - at);
   }
   EXPECT_EQ(summary.out, expected);
-  EXPECT_TRUE(Has(first, grouped(after) + " vs " + grouped(before) +
+  EXPECT_TRUE(Has(first, Grouped(after) + " vs " + Grouped(before) +
                              " bytes over 3 planned); 2 "
                              "share state, 1 nothing "
                              "to share"))
