@@ -195,9 +195,7 @@ void CollectExternalKeys(const ProgramView& view, ProgramContents& contents) {
 
 }  // namespace
 
-std::string OperatorUse::FullName() const {
-  return KernelName(name, overload);
-}
+std::string OperatorUse::FullName() const { return KernelName(name, overload); }
 
 uint64_t ProgramContents::external_bytes() const {
   uint64_t total = 0;

@@ -139,6 +139,10 @@ int RunPlot(const PlotArgs& args) {
       return kExitBadInput;
     }
   }
+  // The answer first, as `plan` and `rewrite` give it.
+  if (outcome.plan && outcome.plan->fits()) {
+    std::fputs(PlanHeadline(args.file, *outcome.plan).c_str(), stdout);
+  }
   std::fputs(BundleLine(args.file, opened->file).c_str(), stdout);
   if (!args.output.empty()) {
     std::printf("%s: wrote %s %s\n", args.file.c_str(), args.output.c_str(),

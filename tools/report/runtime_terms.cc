@@ -1,5 +1,7 @@
 #include "tools/report/runtime_terms.h"
 
+#include <algorithm>
+
 #include "rewriter/plan/memory_cost.h"
 #include "rewriter/plan/state_arena.h"
 #include "schema/loader_facts.h"
@@ -95,6 +97,14 @@ std::string RuntimeTermsText(const ProgramView& view, const Plan& plan, const st
     const std::string device = OneSetDevice(view, plan, a.memory_id);
     spans += (spans.empty() ? "" : ", ") + PlannedBuffer(a.memory_id) + " " +
              Grouped(a.one_set_after) + " bytes (" + device + ")";
+  }
+  // One method that plans memory shares with nobody: its buffers, no more.
+  const size_t planning = static_cast<size_t>(std::count_if(
+      plan.methods.begin(), plan.methods.end(),
+      [&](const MethodPlan& m) { return !PlansNothing(view.methods[m.method_index]); }));
+  if (!spans.empty() && planning <= 1) {
+    text += indent + "  allocate " + spans + "\n";
+    return text;
   }
   if (!spans.empty()) {
     text += indent + "  one set for every method: allocate " + spans +

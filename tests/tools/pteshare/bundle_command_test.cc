@@ -106,7 +106,8 @@ TEST(BundleCommand, EveryCorpusBundleInspectsPlansVerifiesAndPlots) {
     const fs::path svg = dir / (path.stem().string() + ".svg");
     CommandOutput plot = RunTool("pteshare", {"plot", path.string(), "-o", svg.string()});
     EXPECT_EQ(plot.exit_status, 0) << plot.err;
-    EXPECT_EQ(plot.out.find(said), 0u) << plot.out;
+    EXPECT_EQ(plot.out.find(path.string() + ": "), 0u) << plot.out;  // the answer first
+    EXPECT_EQ(plot.out.find("\n" + said), plot.out.find('\n')) << plot.out;
     EXPECT_TRUE(fs::exists(svg));
   }
 }
