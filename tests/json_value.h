@@ -24,14 +24,16 @@ struct JsonValue {
   bool integer = false;
   std::string text;
   std::vector<JsonValue> items;
-  /// Keys in the order written, and their values.
-  std::vector<std::pair<std::string, JsonValue>> members;
+  /// An object's keys in the order written, and their values (two vectors:
+  /// a pair of a type still being defined is not a complete type).
+  std::vector<std::string> keys;
+  std::vector<JsonValue> values;
 
   bool is(Type t) const { return type == t; }
   /// The member `key` of an object, or nullptr.
   const JsonValue* find(const std::string& key) const {
-    for (const auto& [name, value] : members) {
-      if (name == key) return &value;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &values[i];
     }
     return nullptr;
   }
@@ -110,7 +112,8 @@ class JsonReader {
       ++at_;
       JsonValue member;
       if (!Value(member, depth + 1)) return false;
-      value.members.emplace_back(std::move(key), std::move(member));
+      value.keys.push_back(std::move(key));
+      value.values.push_back(std::move(member));
       Space();
       if (Peek() == ',') {
         ++at_;
