@@ -8,8 +8,10 @@
 // messages, the options named by their keywords.
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,19 +73,53 @@ py::object Verify(const CallArguments& call, const FunctionKeywords& keywords) {
   return Loads(cli::VerifyJson(source.path(), opened.file, *report));
 }
 
+// The Python side of OutputMemory (rewrite.h): a bytes object made
+// uninitialised, with the GIL taken back for that moment, for the library
+// to fill while the GIL is released. The bytes are made once, in the
+// object returned: no copy of the rewritten file, no zero-fill.
+class BytesOutput {
+ public:
+  OutputMemory Allocator() {
+    return [this](uint64_t size) -> Result<std::span<uint8_t>> {
+      py::gil_scoped_acquire locked;
+      if (size > static_cast<uint64_t>(PY_SSIZE_T_MAX)) {
+        return Error{"the rewritten program of " + std::to_string(size) +
+                     " bytes is too large for a Python bytes object"};
+      }
+      PyObject* made = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+      if (made == nullptr) {  // MemoryError: raised as it is, once the rewrite has returned
+        failure_.emplace();
+        return Error{"cannot allocate " + std::to_string(size) + " bytes"};
+      }
+      bytes_ = py::reinterpret_steal<py::object>(made);
+      return std::span<uint8_t>(reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(made)), size);
+    };
+  }
+  /// Raises the allocation's Python error, if it failed.
+  void RaiseFailure() {
+    if (failure_) throw *failure_;
+  }
+  const py::object& bytes() const { return bytes_; }
+
+ private:
+  py::object bytes_;  // made and released with the GIL held
+  std::optional<py::error_already_set> failure_;
+};
+
 // Bytes in: (rewritten bytes, report). `name`: the file the bytes were
 // read from, for the messages and the report, or empty.
 py::object RewriteInMemory(const Source& source, const std::string& name, const ShareRequest& share,
                            const PlanOptions& options, WriteNames write_names) {
+  BytesOutput output;
   std::optional<Result<RewriteOutcome>> outcome;
   {
     py::gil_scoped_release unlocked;
-    outcome.emplace(RewriteBytes(source.bytes(), share, options, write_names));
+    outcome.emplace(
+        RewriteBytesInto(source.bytes(), share, options, write_names, output.Allocator()));
   }
+  output.RaiseFailure();
   if (!outcome->ok()) Raise(name, outcome->error());
-  const RewriteOutcome& done = outcome->value();
-  py::bytes bytes(reinterpret_cast<const char*>(done.bytes.data()), done.bytes.size());
-  return py::make_tuple(bytes, Loads(cli::RewriteJson(name, "", false, done)));
+  return py::make_tuple(output.bytes(), Loads(cli::RewriteJson(name, "", false, outcome->value())));
 }
 
 // A path in: the report, after writing `output` (or the file in place) as

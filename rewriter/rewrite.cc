@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -145,6 +146,40 @@ Result<uint64_t> Write(const RewriteRequest& request, const std::optional<Writer
   return 0;
 }
 
+// The rewritten program, patched into the memory `allocate` gives and
+// re-read there as the writer re-reads a file before it may stand; 0.
+Result<uint64_t> ProgramInto(const PteFile& input, const PatchSet& patch, const Plan& plan,
+                             const OutputMemory& allocate) {
+  Result<std::span<uint8_t>> out = allocate(patch.new_file_size);
+  if (!out.ok()) return out.error();
+  Status applied = ApplyPatchInto(input.bytes(), patch, *out);
+  if (!applied.ok()) return WithKind(applied.error(), ErrorKind::kNoValidPlan);
+  Status checked = CheckRewrittenFile(*out, input.layout(), patch, plan);
+  if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
+  return 0;
+}
+
+// The rewritten bundle: serialised around its rewritten program
+// (FlatBufferBuilder has a buffer of its own), copied into the memory
+// `allocate` gives and checked there; returns its size.
+Result<uint64_t> BundleInto(const PteFile& input, const PatchSet& patch, const Plan& plan,
+                            const OutputMemory& allocate) {
+  Result<RewrittenBundle> rewritten = RewriteBundleInMemory(input, patch);
+  if (!rewritten.ok()) return WithKind(rewritten.error(), ErrorKind::kNoValidPlan);
+  const std::vector<uint8_t>& bundle = rewritten->bundle;
+  Result<std::span<uint8_t>> out = allocate(bundle.size());
+  if (!out.ok()) return out.error();
+  if (out->size() != bundle.size()) {
+    return Error{"the output holds " + std::to_string(out->size()) +
+                     " bytes, the rewritten bundle has " + std::to_string(bundle.size()),
+                 ErrorKind::kNoValidPlan};
+  }
+  std::copy(bundle.begin(), bundle.end(), out->begin());
+  Status checked = CheckRewrittenBundle(*out, input, *rewritten, patch, plan);
+  if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
+  return static_cast<uint64_t>(bundle.size());
+}
+
 }  // namespace
 
 Error LimitMisses(const Plan& plan) {
@@ -213,37 +248,34 @@ Result<RewriteOutcome> RewriteFile(const RewriteRequest& request) {
   return outcome;
 }
 
-Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
-                                    const PlanOptions& options, WriteNames write_names) {
+Result<RewriteOutcome> RewriteBytesInto(std::span<const uint8_t> input, const ShareRequest& share,
+                                        const PlanOptions& options, WriteNames write_names,
+                                        const OutputMemory& allocate) {
   Result<OpenedProgram> program = OpenProgramBytes(input);
   if (!program.ok()) return program.error();
   Result<PatchedPlan> patched = PlanAndPatch(*program, share, options, write_names);
   if (!patched.ok()) return patched.error();
   const PatchSet& patch = patched->patch;
   const Plan& plan = patched->plan.planned.plan;
-
-  std::vector<uint8_t> bytes;
-  uint64_t bundle_size = 0;
-  if (program->file.bundle()) {
-    Result<RewrittenBundle> rewritten = RewriteBundleInMemory(program->file, patch);
-    if (!rewritten.ok()) return WithKind(rewritten.error(), ErrorKind::kNoValidPlan);
-    Status checked =
-        CheckRewrittenBundle(rewritten->bundle, program->file, *rewritten, patch, plan);
-    if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
-    bytes = std::move(rewritten->bundle);
-    bundle_size = bytes.size();
-  } else {
-    Result<std::vector<uint8_t>> rewritten = ApplyPatchInMemory(program->file.bytes(), patch);
-    if (!rewritten.ok()) return WithKind(rewritten.error(), ErrorKind::kNoValidPlan);
-    // The same re-read check the writer makes before a file may stand.
-    Status checked = CheckRewrittenFile(*rewritten, program->file.layout(), patch, plan);
-    if (!checked.ok()) return WithKind(checked.error(), ErrorKind::kNoValidPlan);
-    bytes = std::move(rewritten).value();
-  }
+  Result<uint64_t> bundle_size = program->file.bundle()
+                                     ? BundleInto(program->file, patch, plan, allocate)
+                                     : ProgramInto(program->file, patch, plan, allocate);
+  if (!bundle_size.ok()) return bundle_size.error();
   RewriteOutcome outcome{std::move(program).value(), std::move(patched->plan),
                          std::move(patched->patch)};
-  outcome.bundle_size_after = bundle_size;
-  outcome.bytes = std::move(bytes);
+  outcome.bundle_size_after = *bundle_size;
+  return outcome;
+}
+
+Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
+                                    const PlanOptions& options, WriteNames write_names) {
+  std::vector<uint8_t> bytes;
+  Result<RewriteOutcome> outcome = RewriteBytesInto(
+      input, share, options, write_names, [&](uint64_t size) -> Result<std::span<uint8_t>> {
+        bytes.resize(size);
+        return std::span<uint8_t>(bytes);
+      });
+  if (outcome.ok()) outcome->bytes = std::move(bytes);
   return outcome;
 }
 

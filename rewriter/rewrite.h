@@ -124,9 +124,26 @@ struct RewriteOutcome {
 Result<RewriteOutcome> RewriteFile(const RewriteRequest& request);
 
 /// Rewrites the program (or bundle) `input` in memory. The outcome's
-/// program points into `input`.
+/// program points into `input`; its bytes are the rewritten file.
 Result<RewriteOutcome> RewriteBytes(std::span<const uint8_t> input, const ShareRequest& share,
                                     const PlanOptions& options,
                                     WriteNames write_names = WriteNames::kNo);
+
+/// Memory for the rewritten file, from the caller: called once, after
+/// planning, with the file's size; returns exactly that many bytes, which
+/// need not be initialised (every byte is written), or an error, which the
+/// rewrite returns as it is.
+using OutputMemory = std::function<Result<std::span<uint8_t>>(uint64_t size)>;
+
+/// RewriteBytes, the rewritten file written straight into the memory
+/// `allocate` gives, and checked there (the outcome's bytes stay empty):
+/// a front end that returns the bytes in an object of its own (a Python
+/// bytes object) makes them once, with no copy and no zero-fill. A program
+/// is patched into that memory directly (ApplyPatchInto); a bundle is
+/// serialised again first (bundle_builder.h) and copied in. The same bytes
+/// as RewriteBytes, and as RewriteFile with -o.
+Result<RewriteOutcome> RewriteBytesInto(std::span<const uint8_t> input, const ShareRequest& share,
+                                        const PlanOptions& options, WriteNames write_names,
+                                        const OutputMemory& allocate);
 
 }  // namespace pteshare

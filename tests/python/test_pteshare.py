@@ -146,6 +146,8 @@ class PteshareTest(unittest.TestCase):
                                    share=["k0"])
         self.expect_rewrite_parity(self.llm)  # replan only
         self.expect_rewrite_parity(self.llm, share_auto=True, layout="arena")
+        # Deeper: more tables appended, the bytes made in the returned object.
+        self.expect_rewrite_parity(synth_llm(self.dir / "deep.pte", layers=24), share_auto=True)
 
     def test_rewritten_bytes_verify_and_rewrite_again_to_themselves(self):
         first = pteshare.rewrite(self.llm.read_bytes(), share_auto=True)
@@ -192,6 +194,7 @@ class PteshareTest(unittest.TestCase):
         for path in files:
             with self.subTest(path.name):
                 self.expect_rewrite_parity(path)
+                self.expect_rewrite_parity(path, share_auto=True)
 
     def test_corpus_bundles_replanned_as_the_cli_does(self):
         bundles = corpus_files(".bpte")

@@ -2,7 +2,8 @@
 // process: RewriteBytes with --share-auto, under each strategy, either gives
 // a program that reads back, that the load-time checker accepts wherever it
 // accepted the input, and that a second rewrite leaves byte for byte as it
-// is (I7); or refuses it in one line. The forked sweeps of the command tests
+// is (I7); or refuses it in one line. RewriteBytesInto, into memory the
+// caller gives, writes the bytes RewriteFile writes with -o. The forked sweeps of the command tests
 // prove the same through the CLI; this one is cheap enough to run under the
 // sanitizers on every submission (README, "What CI checks").
 #include "rewriter/rewrite.h"
@@ -10,11 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "runtime_check/alias_check.h"
 #include "tests/plan_options.h"
+#include "tests/rewrite_fixtures.h"
 #include "tests/test_support.h"
 #include "tools/synth/fixed_layout.h"
 
@@ -221,6 +224,96 @@ TEST(Rewrite, MadeUpPairNamesAreWrittenOnlyWhenAllowed) {
   EXPECT_TRUE(after.ok()) << after.Summary();
   ASSERT_EQ(after.shared.size(), 2u);
   EXPECT_FALSE(after.shared[0].paired);  // found by the name now in the file
+}
+
+// Memory handed out as a caller may (not zeroed): filled with a byte first,
+// so that one the rewrite left unwritten would show. Counts its calls.
+struct CallerMemory {
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> sizes;  // asked for, in order
+
+  OutputMemory Allocator() {
+    return [this](uint64_t size) -> Result<std::span<uint8_t>> {
+      sizes.push_back(size);
+      bytes.assign(size, 0x5A);
+      return std::span<uint8_t>(bytes);
+    };
+  }
+};
+
+// RewriteFile with -o and RewriteBytesInto on the file's bytes, the same
+// options: the same bytes, or the same refusal (before any memory is
+// asked for).
+void ExpectIntoIsTheOutputFile(const fs::path& input, const ShareRequest& share) {
+  SCOPED_TRACE(input.filename().string());
+  const test_support::TempDir dir;
+  RewriteRequest request;
+  request.input = input;
+  request.output = dir / "out.pte";
+  request.share = share;
+  const Result<RewriteOutcome> written = RewriteFile(request);
+  CallerMemory memory;
+  const Result<RewriteOutcome> into =
+      RewriteBytesInto(FileBytes(input), share, PlanOptions{}, WriteNames::kNo, memory.Allocator());
+  if (!written.ok()) {
+    ASSERT_FALSE(into.ok()) << "-o refused: " << written.error().message;
+    EXPECT_EQ(into.error().message, written.error().message);
+    EXPECT_EQ(into.error().kind, written.error().kind);
+    EXPECT_TRUE(memory.sizes.empty());
+    return;
+  }
+  ASSERT_TRUE(into.ok()) << into.error().message;
+  EXPECT_EQ(memory.sizes.size(), 1u) << "the memory is asked for once";
+  EXPECT_EQ(memory.bytes, FileBytes(request.output)) << "RewriteBytesInto is -o byte for byte";
+  EXPECT_TRUE(into->bytes.empty()) << "the result is in the caller's memory only";
+  EXPECT_EQ(into->bundle_size_after, written->bundle_size_after);
+  EXPECT_EQ(into->changed(), written->changed());
+}
+
+TEST(Rewrite, IntoCallerMemoryIsTheOutputFileForTheLlmAndEveryCorpusProgram) {
+  const test_support::TempDir dir;
+  // As exported (unnamed caches), deep enough for appended tables; and one
+  // whose segments must move.
+  const fs::path llm = test_support::SynthLlm(dir.path(), "llm.pte", {"--layers", "8"});
+  const fs::path outgrows = dir / "outgrows.pte";
+  test_support::WriteBytes(outgrows, test_support::LlmThatOutgrowsItsPadding());
+  for (const fs::path& path : {llm, outgrows}) ExpectIntoIsTheOutputFile(path, ShareAuto());
+
+  const std::vector<fs::path> files = test_support::CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "../shared/corpus is absent: no real programs to rewrite";
+  for (const fs::path& path : files) {
+    ExpectIntoIsTheOutputFile(path, ShareAuto());
+    ExpectIntoIsTheOutputFile(path, ShareRequest{});  // replan only
+  }
+}
+
+// The caller's refusal to give memory is the rewrite's error, as it is;
+// memory of another size than the file's is refused, not overrun.
+TEST(Rewrite, IntoCallerMemoryReturnsTheCallersErrorAndRefusesAWrongSize) {
+  const std::vector<uint8_t> input = test_support::LlmThatOutgrowsItsPadding();
+  size_t calls = 0;
+  const Result<RewriteOutcome> refused = RewriteBytesInto(
+      input, ShareAuto(), PlanOptions{}, WriteNames::kNo,
+      [&](uint64_t size) -> Result<std::span<uint8_t>> {
+        ++calls;
+        return Error{"no room for " + std::to_string(size) + " bytes", ErrorKind::kIo};
+      });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::kIo);
+  EXPECT_EQ(refused.error().message.rfind("no room for ", 0), 0u) << refused.error().message;
+  EXPECT_EQ(calls, 1u);
+
+  std::vector<uint8_t> small;
+  const Result<RewriteOutcome> short_memory =
+      RewriteBytesInto(input, ShareAuto(), PlanOptions{}, WriteNames::kNo,
+                       [&](uint64_t size) -> Result<std::span<uint8_t>> {
+                         small.assign(size - 1, 0x5A);
+                         return std::span<uint8_t>(small);
+                       });
+  ASSERT_FALSE(short_memory.ok());
+  EXPECT_EQ(short_memory.error().message.rfind("the output holds ", 0), 0u)
+      << short_memory.error().message;
+  EXPECT_EQ(small, std::vector<uint8_t>(small.size(), 0x5A)) << "not a byte written";
 }
 
 }  // namespace
