@@ -40,6 +40,7 @@ enum class FsCall {
   kStatLink,
   kLock,
   kAllocate,
+  kCloneRange,
   kChangeMode,
   kChangeOwner,
   kLinkAt,
@@ -81,6 +82,8 @@ inline const char* FsCallName(FsCall call) {
       return "fcntl (lock)";
     case FsCall::kAllocate:
       return "fallocate";
+    case FsCall::kCloneRange:
+      return "ioctl (FICLONERANGE)";
     case FsCall::kChangeMode:
       return "fchmod";
     case FsCall::kChangeOwner:
@@ -205,6 +208,11 @@ class FaultyFileSystem final : public FileSystem {
   int Allocate(int fd, int mode, uint64_t offset, uint64_t length) override {
     if (const int err = Next(FsCall::kAllocate)) return err;
     return real_.Allocate(fd, mode, offset, length);
+  }
+  int CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset,
+                 uint64_t length) override {
+    if (const int err = Next(FsCall::kCloneRange)) return err;
+    return real_.CloneRange(from, from_offset, to, to_offset, length);
   }
   int ChangeMode(int fd, unsigned mode) override {
     if (const int err = Next(FsCall::kChangeMode)) return err;

@@ -1,7 +1,8 @@
-// Filesystems for the in-place tests: whether a folder's filesystem can
+// Filesystems for the writer's tests: whether a folder's filesystem can
 // insert a range (ext4, XFS can; tmpfs cannot), a tmpfs mounted for a test
-// to force the copy fallback, a small ext4 on a loop device to fill up, and
-// a bind mount of one file (all need root; tests skip visibly without).
+// to force the copy fallback, a small ext4 (to fill up) or XFS (to share
+// blocks) on a loop device, and a bind mount of one file (all need root;
+// tests skip visibly without).
 #pragma once
 
 #include <fcntl.h>
@@ -60,12 +61,21 @@ class TmpfsMount {
   std::string why_not_;
 };
 
-/// A fresh ext4 filesystem of `bytes` on a loop device (mkfs.ext4 -m 0,
-/// 4096-byte blocks, so every block is the user's), mounted on a fresh
-/// folder for the life of the object.
-class LoopExt4Mount {
+/// The file systems a test can make on a loop device.
+enum class LoopFs {
+  kExt4,  // mkfs.ext4 -m 0, 4096-byte blocks, so every block is the user's
+  kXfs,   // mkfs.xfs with reflink (blocks shared by FICLONERANGE); 300 MB or more
+};
+
+/// The smallest XFS mkfs.xfs makes (xfsprogs 5.19 on).
+inline constexpr uint64_t kSmallestXfsBytes = uint64_t{300} << 20;
+
+/// A fresh file system of `bytes` on a loop device (the image a sparse file
+/// in a temporary folder), mounted on a fresh folder for the life of the
+/// object.
+class LoopMount {
  public:
-  explicit LoopExt4Mount(uint64_t bytes) {
+  LoopMount(LoopFs type, uint64_t bytes) {
     const std::filesystem::path image = dir_ / "fs.img";
     mount_point_ = dir_ / "mnt";
     std::filesystem::create_directory(mount_point_);
@@ -77,9 +87,10 @@ class LoopExt4Mount {
     const bool sized = fd >= 0 && ::ftruncate(fd, static_cast<off_t>(bytes)) == 0;
     if (fd >= 0) ::close(fd);
     const std::string quiet = " >/dev/null 2>&1";
-    if (!sized ||
-        std::system(("mkfs.ext4 -q -F -m 0 -b 4096 " + image.string() + quiet).c_str()) != 0) {
-      why_not_ = "mkfs.ext4 failed or is missing";
+    const std::string mkfs =
+        type == LoopFs::kExt4 ? "mkfs.ext4 -q -F -m 0 -b 4096 " : "mkfs.xfs -q -f -m reflink=1 ";
+    if (!sized || std::system((mkfs + image.string() + quiet).c_str()) != 0) {
+      why_not_ = mkfs.substr(0, mkfs.find(' ')) + " failed or is missing";
       return;
     }
     if (std::system(
@@ -90,11 +101,11 @@ class LoopExt4Mount {
     }
     mounted_ = true;
   }
-  ~LoopExt4Mount() {
+  ~LoopMount() {
     if (mounted_) ::umount2(mount_point_.c_str(), MNT_DETACH);
   }
-  LoopExt4Mount(const LoopExt4Mount&) = delete;
-  LoopExt4Mount& operator=(const LoopExt4Mount&) = delete;
+  LoopMount(const LoopMount&) = delete;
+  LoopMount& operator=(const LoopMount&) = delete;
 
   bool mounted() const { return mounted_; }
   const std::string& why_not() const { return why_not_; }

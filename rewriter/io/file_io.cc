@@ -1,6 +1,8 @@
 #include "rewriter/io/file_io.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -300,6 +302,18 @@ Status CopyRange(int from, uint64_t from_offset, int to, uint64_t to_offset, uin
   }
   if (progress) progress(length);
   return Status::Ok();
+}
+
+int CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset, uint64_t length) {
+  struct file_clone_range range {};
+  range.src_fd = from;
+  range.src_offset = from_offset;
+  range.src_length = length;
+  range.dest_offset = to_offset;
+  while (::ioctl(to, FICLONERANGE, &range) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
 }
 
 Result<ReadOnlyMapping> ReadOnlyMapping::Map(int fd) {

@@ -1,8 +1,9 @@
 // The system calls the writer and the journal are made of, each returning a
 // Status that names the call and the errno text: owned descriptors, whole
 // reads and writes at an offset, fsync of a file and of its folder, an
-// in-kernel copy of a byte range, and a read-only mapping for re-reading a
-// result. Nothing here knows about .pte files.
+// in-kernel copy of a byte range, a clone of one (shared blocks), and a
+// read-only mapping for re-reading a result. Nothing here knows about .pte
+// files.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +93,14 @@ using CopyProgress = std::function<void(uint64_t copied)>;
 /// `progress` (may be empty) is called after every chunk.
 Status CopyRange(int from, uint64_t from_offset, int to, uint64_t to_offset, uint64_t length,
                  const CopyProgress& progress = {});
+
+/// ioctl(FICLONERANGE): [to_offset, +length) of `to` comes to share the
+/// blocks of [from_offset, +length) of `from` (a reflink: XFS, btrfs), no
+/// byte read or written. Both offsets, and the length unless the range ends
+/// at the source's end, must be multiples of the file system's block size.
+/// 0 or the errno: EOPNOTSUPP where the file system cannot share blocks,
+/// EXDEV across file systems, EINVAL for a range it will not share.
+int CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset, uint64_t length);
 
 /// A read-only shared mapping of a whole open file, unmapped at destruction.
 /// Mapping does not close or duplicate the descriptor (closing any

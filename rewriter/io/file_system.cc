@@ -86,6 +86,11 @@ int RealFileSystem::Allocate(int fd, int mode, uint64_t offset, uint64_t length)
   return ErrnoOf(::fallocate(fd, mode, static_cast<off_t>(offset), static_cast<off_t>(length)));
 }
 
+int RealFileSystem::CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset,
+                               uint64_t length) {
+  return pteshare::CloneRange(from, from_offset, to, to_offset, length);
+}
+
 int RealFileSystem::ChangeMode(int fd, unsigned mode) {
   return ErrnoOf(::fchmod(fd, static_cast<mode_t>(mode)));
 }

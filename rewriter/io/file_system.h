@@ -6,7 +6,8 @@
 //
 // Two kinds of method: the checked calls of file_io.h return a Status or
 // Result whose message names the call and the errno text; the bare calls
-// (stat, fallocate, link, rename, unlink, chmod, chown, the whole-file lock)
+// (stat, fallocate, the clone, link, rename, unlink, chmod, chown, the
+// whole-file lock)
 // return 0 or the errno, because each caller words its own message.
 // What goes through here: everything the writer does to the files it
 // writes (the input in place, the journal, the pending file) and to their
@@ -56,6 +57,9 @@ class FileSystem {
   virtual int LockWholeFile(int fd, LockWait wait) = 0;
   /// fallocate(2) of [offset, offset + length) with `mode` (FALLOC_FL_*).
   virtual int Allocate(int fd, int mode, uint64_t offset, uint64_t length) = 0;
+  /// file_io.h's CloneRange (ioctl FICLONERANGE); never a length of 0.
+  virtual int CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset,
+                         uint64_t length) = 0;
   virtual int ChangeMode(int fd, unsigned mode) = 0;          // fchmod
   virtual int ChangeOwner(int fd, uid_t uid, gid_t gid) = 0;  // fchown
   /// linkat(from_dir, from, AT_FDCWD, to, flags).
@@ -94,6 +98,8 @@ class RealFileSystem final : public FileSystem {
   int StatLink(const std::filesystem::path& path, struct stat* st) override;
   int LockWholeFile(int fd, LockWait wait) override;
   int Allocate(int fd, int mode, uint64_t offset, uint64_t length) override;
+  int CloneRange(int from, uint64_t from_offset, int to, uint64_t to_offset,
+                 uint64_t length) override;
   int ChangeMode(int fd, unsigned mode) override;
   int ChangeOwner(int fd, uid_t uid, gid_t gid) override;
   int LinkAt(int from_dir, const std::filesystem::path& from, const std::filesystem::path& to,

@@ -13,6 +13,7 @@
 
 #include "pte_header.h"
 #include "rewriter/base/grouped.h"
+#include "rewriter/io/clone_or_copy.h"
 #include "rewriter/io/crash_points.h"
 #include "rewriter/io/file_io.h"
 #include "rewriter/patch/rewrite_check.h"
@@ -36,28 +37,50 @@ std::string MiB(uint64_t bytes) {
   return text;
 }
 
-Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch, const WriteOptions& options,
-                          FileSystem& files) {
-  if (!patch.segments_move()) return files.CopyRange(source, 0, temp, 0, patch.old_file_size, {});
-  // The flatbuffer stays where it is; the old slack is dropped (zeros
-  // follow the appended bytes up to the new segment base).
-  Status head = files.CopyRange(source, 0, temp, 0, patch.old_program_size, {});
-  if (!head.ok()) return head;
+// The segments, from the old base to the new one, saying what a move of
+// more than options.report_moves_over bytes does as it goes (`report`).
+Result<RangeCopied> MoveSegments(int source, int temp, const PatchSet& patch,
+                                 const WriteOptions& options, bool report, FileSystem& files) {
   const uint64_t segment_bytes = patch.old_file_size - patch.old_segment_base_offset;
-  const bool report = segment_bytes > options.report_moves_over;
   Say(options, report,
       "moving " + MiB(segment_bytes) + " of segment data up by " + Grouped(patch.segment_shift()) +
           " bytes");
   uint64_t next_report = segment_bytes / 10;
-  return files.CopyRange(source, patch.old_segment_base_offset, temp, patch.new_segment_base_offset,
-                         segment_bytes, [&](uint64_t copied) {
-                           MaybeCrashAt("during-segment-move");
-                           if (copied >= next_report && copied < segment_bytes) {
-                             Say(options, report,
-                                 "  " + std::to_string(copied * 100 / segment_bytes) + "% moved");
-                             next_report = copied + segment_bytes / 10;
-                           }
-                         });
+  return CloneOrCopyRange(files, source, patch.old_segment_base_offset, temp,
+                          patch.new_segment_base_offset, segment_bytes, [&](uint64_t done) {
+                            MaybeCrashAt("during-segment-move");
+                            if (done >= next_report && done < segment_bytes) {
+                              Say(options, report,
+                                  "  " + std::to_string(done * 100 / segment_bytes) + "% moved");
+                              next_report = done + segment_bytes / 10;
+                            }
+                          });
+}
+
+// Puts the input's unchanged bytes at their places in the new file, their
+// blocks shared with the input where the file system can (clone_or_copy.h).
+Status CopyUnchangedBytes(int source, int temp, const PatchSet& patch, const WriteOptions& options,
+                          FileSystem& files) {
+  // Without a move the whole input keeps its place. With one, the
+  // flatbuffer does and the old slack is dropped (zeros follow the appended
+  // bytes up to the new segment base).
+  const uint64_t kept = patch.segments_move() ? patch.old_program_size : patch.old_file_size;
+  Result<RangeCopied> total = CloneOrCopyRange(files, source, 0, temp, 0, kept);
+  if (!total.ok()) return total.error();
+  const bool report = patch.segments_move() && patch.old_file_size - patch.old_segment_base_offset >
+                                                   options.report_moves_over;
+  if (patch.segments_move()) {
+    Result<RangeCopied> moved = MoveSegments(source, temp, patch, options, report, files);
+    if (!moved.ok()) return moved.error();
+    total->shared += moved->shared;
+    total->copied += moved->copied;
+  }
+  // With a large move's progress it says why the move was quick; with -v
+  // always.
+  Say(options, report && total->shared > 0,
+      Grouped(total->shared) + " bytes shared with the input (reflink), " + Grouped(total->copied) +
+          " copied");
+  return Status::Ok();
 }
 
 // Reads what `fd` holds at an offset, zeros past its first `size` bytes

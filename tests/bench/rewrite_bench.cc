@@ -8,12 +8,16 @@
 //    real bytes (a pattern written once, so no hole makes a copy free).
 //    --in-place must stay flat: it opens a gap under the segments
 //    (FALLOC_FL_INSERT_RANGE) and writes only the flatbuffer bytes that
-//    change; -o copies every segment byte and syncs it. In place runs with
+//    change; -o copies every segment byte and syncs it (or, where the file
+//    system shares blocks, clones them: $PTESHARE_BENCH_DIR on an XFS). In place runs with
 //    the file's pages cached after a read ("read") and not cached ("cold"):
 //    opening the gap drops the cached pages after it (see Cache below).
 //  - Segments/in_place_1GiB_vs_1MiB/{read,cold}: both sizes in one run,
 //    alternating, with the ratio of their mean times as a counter (the
 //    bound is 1.1 on ext4).
+//  - Segments/copy_o_vs_in_place_1GiB: -o and in place of the 1 GiB
+//    program alternately, pages not cached, the ratio as a counter (at
+//    most 2 where the file system shares blocks: reflink_copy.sh).
 //  - Plan/*, Verify/*, Rewrite/*: 8 to 256 layers; MakePlan per strategy,
 //    VerifyPlan of that plan, and the whole rewrite -o. planned_tensors
 //    counts the planned tensors of all methods.
@@ -386,6 +390,47 @@ void BM_SegmentsCopy(benchmark::State& state) {
   fs::remove(out, ec);
 }
 
+// -o and --in-place of one 1 GiB program alternately in one run, the
+// input's pages dropped from the cache before each; the ratio of their mean
+// times is the counter that matters: where the file system shares blocks,
+// -o clones the segments (clone_or_copy.h) and stays within 2x of in place;
+// elsewhere it copies them. PTESHARE_BENCH_DIR picks the file system
+// (tests/bench/reflink_copy.sh runs it on ext4 and on XFS).
+void BM_CopyVsInPlace(benchmark::State& state) {
+  Result<int32_t> layers = OutgrowingLayers();
+  if (!layers.ok()) return state.SkipWithError(layers.error().message.c_str());
+  Result<fs::path> input = LlmFile(*layers, 1024 * kMiB);
+  if (!input.ok()) return state.SkipWithError(input.error().message.c_str());
+  Result<InPlaceRun> in_place = InPlaceRun::Make(*input, "vs-in-place.pte", Cache::kCold);
+  if (!in_place.ok()) return state.SkipWithError(in_place.error().message.c_str());
+  const fs::path out = ScratchDir::Path() / "vs-copy-out.pte";
+  std::error_code ec;
+  double copy_total = 0, in_place_total = 0;
+  for (auto _ : state) {
+    fs::remove(out, ec);  // a user's -o to a fresh name does not free a gigabyte
+    Status cold = SetCache(*input, Cache::kCold);
+    if (!cold.ok()) return state.SkipWithError(cold.error().message.c_str());
+    const auto start = std::chrono::steady_clock::now();
+    Result<RewriteFacts> copied = RewriteToCopy(*input, out, Strategy::kRelocate);
+    const double copy_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!copied.ok()) return state.SkipWithError(copied.error().message.c_str());
+    if (!copied->segments_moved) return state.SkipWithError("-o did not move the segments");
+    Result<double> in_place_seconds = in_place->Once();
+    if (!in_place_seconds.ok())
+      return state.SkipWithError(in_place_seconds.error().message.c_str());
+    copy_total += copy_seconds;
+    in_place_total += *in_place_seconds;
+    state.SetIterationTime(copy_seconds + *in_place_seconds);
+  }
+  fs::remove(out, ec);
+  const double n = static_cast<double>(state.iterations());
+  state.counters["ms_copy_o"] = copy_total / n * 1e3;
+  state.counters["ms_in_place"] = in_place_total / n * 1e3;
+  state.counters["ratio_copy_o_in_place"] = copy_total / in_place_total;
+  state.counters["segments_moved"] = in_place->moved() ? 1 : 0;
+}
+
 void BM_Plan(benchmark::State& state, Strategy strategy) {
   Result<fs::path> file = LlmFile(static_cast<int32_t>(state.range(0)), 0);
   if (!file.ok()) return state.SkipWithError(file.error().message.c_str());
@@ -460,6 +505,11 @@ const bool registered = [] {
         ->Iterations(20)
         ->Unit(benchmark::kMillisecond);
   }
+
+  benchmark::RegisterBenchmark("Segments/copy_o_vs_in_place_1GiB", BM_CopyVsInPlace)
+      ->UseManualTime()
+      ->Iterations(10)
+      ->Unit(benchmark::kMillisecond);
 
   const std::vector<int64_t> layers = {8, 32, 64, 128, 256, 512, 1024};
   for (Strategy strategy : {Strategy::kRelocate, Strategy::kReplan, Strategy::kBest}) {

@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@
 #include "rewriter/write/journal.h"
 #include "rewriter/write/pending_file.h"
 #include "tests/faulty_file_system.h"
+#include "tests/filesystem_fixtures.h"
 #include "tests/rewrite_fixtures.h"
+#include "tests/shared_extents.h"
 #include "tools/synth/synth_llm.h"
 
 namespace pteshare {
@@ -83,17 +86,20 @@ std::vector<Program> Programs() {
 // What an output that a rewrite replaces held before it.
 const std::vector<uint8_t> kOldOutput = {'o', 'l', 'd', '\n'};
 
-// The folder of one run: the input (m.pte), and for -o over a file the
-// file it replaces (out.pte).
+// The folder of one run (a temporary one, or `given`: a mount): the input
+// (m.pte), and for -o over a file the file it replaces (out.pte).
 struct Folder {
-  TempDir dir;
-  fs::path input() const { return dir / "m.pte"; }
-  fs::path output() const { return dir / "out.pte"; }
+  explicit Folder(const fs::path& given = {})
+      : path(given.empty() ? temp.emplace().path() : given) {}
+  std::optional<TempDir> temp;
+  fs::path path;
+  fs::path input() const { return path / "m.pte"; }
+  fs::path output() const { return path / "out.pte"; }
   fs::path journal() const { return JournalPath(input()); }
 };
 
 void Prepare(const Folder& folder, const Program& program, Target target) {
-  for (const auto& entry : fs::directory_iterator(folder.dir.path())) fs::remove(entry.path());
+  for (const auto& entry : fs::directory_iterator(folder.path)) fs::remove(entry.path());
   WriteBytes(folder.input(), program.bytes);
   if (target == Target::kReplaceOutput) WriteBytes(folder.output(), kOldOutput);
 }
@@ -131,6 +137,7 @@ int RealisticErrno(FsCall call) {
     case FsCall::kTruncate:
     case FsCall::kCopyRange:
     case FsCall::kAllocate:
+    case FsCall::kCloneRange:
     case FsCall::kLinkAt:
     case FsCall::kLink:
     case FsCall::kRename:
@@ -170,6 +177,8 @@ std::vector<std::string> CallWords(FsCall call) {
       return {"lock"};
     case FsCall::kAllocate:
       return {"inserting", "removing"};
+    case FsCall::kCloneRange:
+      return {"clone"};
     case FsCall::kChangeMode:
       return {"mode"};
     case FsCall::kChangeOwner:
@@ -323,12 +332,12 @@ void ExpectHonestAndRecoverable(const Folder& folder, const Program& program, Ta
   std::set<std::string> allowed = {folder.input().filename()};
   if (target != Target::kInPlace) allowed.insert(folder.output().filename());
   CleanAbandonedTemps(Written(folder, target));
-  for (const std::string& name : Listing(folder.dir.path())) {
+  for (const std::string& name : Listing(folder.path)) {
     if (allowed.count(name) == 1) continue;
     if (LeftByAFailedUnlink(name, fault, faulty.failures())) {
       findings.left_names.insert(name.substr(0, name.find("-tmp-") + 5) + "... " +
                                  FsCallName(failed) + " " + std::to_string(fault.nth));
-      fs::remove(folder.dir / name);  // so that the later run starts clean
+      fs::remove(folder.path / name);  // so that the later run starts clean
       continue;
     }
     ADD_FAILURE() << "left behind: " << name;
@@ -337,7 +346,7 @@ void ExpectHonestAndRecoverable(const Folder& folder, const Program& program, Ta
   Result<RewriteOutcome> again = RewriteFile(Request(folder, program, target, nullptr));
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(ReadBytes(Written(folder, target)), expected) << "a later real run";
-  EXPECT_EQ(Listing(folder.dir.path()), allowed);
+  EXPECT_EQ(Listing(folder.path), allowed);
 }
 
 // The faults of one clean run: each call failed alone, each call failed
@@ -368,13 +377,14 @@ std::vector<Fault> FaultsOf(const std::vector<FsCall>& calls, bool no_tmpfile) {
   return faults;
 }
 
-// Fails every call of a clean run of `program` in turn (FaultsOf).
+// Fails every call of a clean run of `program` in turn (FaultsOf), in a
+// temporary folder or in `where`.
 void FailEveryCall(const Program& program, Target target, bool no_tmpfile, size_t& cases,
-                   Findings& all) {
+                   Findings& all, const fs::path& where = {}) {
   const std::string scenario =
       std::string(program.name) + ", " + TargetName(target) + (no_tmpfile ? ", no O_TMPFILE" : "");
   SCOPED_TRACE(scenario);
-  Folder folder;
+  Folder folder(where);
   const CleanRun clean = RunClean(folder, program, target, no_tmpfile);
   ASSERT_FALSE(clean.calls.empty());
   Result<RewriteOutcome> in_memory = RewriteBytes(program.bytes, program.share, PlanOptions{});
@@ -410,6 +420,39 @@ TEST(RewriteFile, EveryFailedCallIsReportedAndLeavesTheInputOrTheResult) {
   for (const std::string& t : findings.went_on) std::printf("  %s\n", t.c_str());
   std::printf("a temporary name stayed after %zu:\n", findings.left_names.size());
   for (const std::string& t : findings.left_names) std::printf("  %s\n", t.c_str());
+}
+
+// The same on a file system that shares blocks (a loop-mounted XFS), for
+// -o of each program with a whole block to share: there the clone succeeds,
+// no copy follows it, and the sweep fails each call of that run, the clones
+// included (elsewhere the clone is refused and the range copied).
+TEST(RewriteFile, OnXfsEveryFailedCallOfACopyThatSharesIsReportedAndLeavesTheInputOrTheResult) {
+  LoopMount xfs(LoopFs::kXfs, kSmallestXfsBytes);
+  if (!xfs.mounted()) {
+    GTEST_SKIP() << "no XFS to share blocks on (" << xfs.why_not()
+                 << "): the clone's failures are checked only where it is refused";
+  }
+  size_t cases = 0, swept = 0;
+  Findings findings;
+  for (const Program& program : Programs()) {
+    for (Target target : {Target::kNewOutput, Target::kReplaceOutput}) {
+      Folder folder(xfs.path());
+      const CleanRun clean = RunClean(folder, program, target);
+      const bool clones = std::find(clean.calls.begin(), clean.calls.end(), FsCall::kCloneRange) !=
+                          clean.calls.end();
+      std::printf("%s, %s on XFS: %zu calls, %llu bytes shared with the input%s\n", program.name,
+                  TargetName(target), clean.calls.size(),
+                  static_cast<unsigned long long>(SharedBytes(folder.output()).value_or(0)),
+                  clones ? "" : " (no whole block to share: swept on ext4 only)");
+      if (!clones) continue;
+      FailEveryCall(program, target, /*no_tmpfile=*/false, cases, findings, xfs.path());
+      ++swept;
+    }
+  }
+  EXPECT_GE(swept, 2u)
+      << "the exporter-like LLM shares its segments, to a new name and over a file";
+  std::printf("%zu fault cases on XFS; the writer went on past %zu\n", cases,
+              findings.went_on.size());
 }
 
 // The index of the first `call` at or after `from` (calls.size() if none).

@@ -274,7 +274,7 @@ uint64_t FillLeaving(const fs::path& filler, uint64_t leave) {
 // segments move either gives the result or leaves the input byte for byte
 // with no journal, readable at once.
 TEST(Journal, AFullDiskAtAnyStepLeavesTheInputOrTheResult) {
-  LoopExt4Mount disk(uint64_t{16} << 20);
+  LoopMount disk(LoopFs::kExt4, uint64_t{16} << 20);
   if (!disk.mounted()) GTEST_SKIP() << "no small ext4 to fill (" << disk.why_not() << "): skipped";
   if (!CanInsertRange(disk.path())) GTEST_SKIP() << "this ext4 cannot insert a range: skipped";
   const std::vector<uint8_t> input = LlmThatOutgrowsItsPadding();
