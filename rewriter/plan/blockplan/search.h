@@ -87,6 +87,18 @@ class CapacitySearch {
   /// fixed block it is live with.
   Offset LowestFreeOffset(uint32_t b, Offset from) const;
   bool SectionsFit(const Partition& part, Offset offset) const;
+  /// The lowest room above the unplaced bytes of any section of `part`
+  /// (capacity - unplaced bytes), and that section.
+  struct MonotoneBound {
+    Offset offset;
+    uint32_t section;
+  };
+  MonotoneBound MonotoneFloorBound(const Partition& part);
+  /// True when placing b at `offset` (above bound.offset) leaves some
+  /// section unable to fit its unplaced bytes above `offset`: the section
+  /// check would fail after Place.
+  bool FailsMonotoneFloor(const Partition& part, const MonotoneBound& bound, uint32_t b,
+                          Offset offset);
   /// Places b; appends to `cuts` each section boundary inside `part` that no
   /// unplaced block spans any more.
   void Place(uint32_t b, Offset offset, const Partition& part, std::vector<uint32_t>* cuts);
@@ -122,10 +134,23 @@ class CapacitySearch {
   std::vector<Bytes> padded_;  // per section: the same, padded
   /// |spans_[s]| counts the unplaced blocks live in both section s and s + 1.
   std::vector<uint32_t> spans_;
-  std::vector<uint32_t> stamp_;  // per section: last Place that visited it
-  uint32_t stamp_now_ = 0;
-  std::vector<uint32_t> affected_;  // sections whose floor may rise
-  size_t depth_ = 0;                // blocks placed
+  /// Per section, its unplaced blocks in no particular order; Slot(b, s)
+  /// is b's position in unplaced_[s] (kept while b is placed, so Unplace
+  /// puts it back there).
+  std::vector<std::vector<uint32_t>> unplaced_;
+  uint32_t* Slot(uint32_t b, uint32_t s) {
+    return &slot_[slot_base_[b] + (s - sweep_.section_begin[b])];
+  }
+  std::vector<uint32_t> slot_base_;  // per block: its first entry in slot_
+  std::vector<uint32_t> slot_;
+  /// Per section, an unplaced block last seen at or below its floor (a
+  /// hint, checked before use).
+  static constexpr uint32_t kNoWitness = ~0u;
+  std::vector<uint32_t> witness_;
+  bool any_obstacles_ = false;                         // some free block is live with a fixed one
+  std::vector<uint32_t> affected_;                     // sections whose floor may rise
+  std::vector<std::pair<uint32_t, uint32_t>> raised_;  // their blocks' section ranges
+  size_t depth_ = 0;                                   // blocks placed
   /// Candidate lists per depth, reused so a node allocates nothing.
   std::vector<std::vector<Candidate>> candidates_;
   /// Undo log: (index, old value); section floors are tagged with the high
