@@ -1,6 +1,7 @@
 #include "rewriter/plan/blockplan/search.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <numeric>
 
@@ -54,16 +55,26 @@ CapacitySearch::CapacitySearch(const BlockProblem& problem)
 SearchOutcome CapacitySearch::Run(Bytes capacity, SearchPreorder preorder, uint64_t shuffle,
                                   uint64_t step_limit, StepBudget* budget,
                                   BlockSolution* solution) {
+  SearchOrder order;
+  order.preorder = preorder;
+  order.shuffle_seed = shuffle;
+  return Run(capacity, order, step_limit, budget, solution);
+}
+
+SearchOutcome CapacitySearch::Run(Bytes capacity, const SearchOrder& order, uint64_t step_limit,
+                                  StepBudget* budget, BlockSolution* solution) {
   const size_t n = sweep_.free.size();
   const size_t sections = sweep_.section_count();
   const std::vector<Block>& blocks = problem_.blocks;
   capacity_ = capacity;
-  preorder_ = preorder;
-  shuffle_ = shuffle;
+  order_ = order;
+  deviation_pending_ = order.deviate_depth != SearchOrder::kNoDeviation;
+  deepest_ = 0;
   step_limit_ = step_limit;
   // Setting up costs a pass over blocks, sections and their member lists;
-  // charge it with the first node so many short restarts are not free.
-  work_ = n + sections + slot_.size();
+  // charged below, so many short restarts are not free, and a run is never
+  // free even when it settles before its first node.
+  work_ = 1 + n + sections + slot_.size();
   charged_ = 0;
   budget_ = budget;
   rank_.assign(n, 0);
@@ -83,6 +94,7 @@ SearchOutcome CapacitySearch::Run(Bytes capacity, SearchPreorder preorder, uint6
   depth_ = 0;
   candidates_.resize(n + 1);
   undo_.clear();
+  if (!Charge()) return SearchOutcome::kOutOfSteps;
 
   // Fixed blocks must fit too; the planner's capacity is never below them.
   for (const Block& block : blocks) {
@@ -145,7 +157,7 @@ SearchOutcome CapacitySearch::SolvePartition(Partition* part) {
   }
   if (!Charge()) return SearchOutcome::kOutOfSteps;
   auto before = [this](const Key& x, const Key& y) {
-    switch (preorder_) {
+    switch (order_.preorder) {
       case SearchPreorder::kPeakTotalThenArea:
         if (x.peak != y.peak) return x.peak > y.peak;
         if (x.area != y.area) return x.area > y.area;
@@ -166,12 +178,15 @@ SearchOutcome CapacitySearch::SolvePartition(Partition* part) {
   };
   std::sort(keys.begin(), keys.end(), before);
   const size_t n = keys.size();
-  if (shuffle_ != 0) {
+  // The sort (and the shuffle's, below) cost n log n, a few steps per block.
+  work_ += n * static_cast<uint64_t>(std::bit_width(n));
+  if (order_.shuffle_seed != 0) {
     // Each partition draws from its own stream, so sibling partitions are
     // shuffled independently of the order they are solved in.
-    uint64_t state = shuffle_ ^ (uint64_t{part->section_begin} * 0x9e3779b97f4a7c15ull);
+    uint64_t state = order_.shuffle_seed ^ (uint64_t{part->section_begin} * 0x9e3779b97f4a7c15ull);
+    const double reach = order_.shuffle_permille / 1000.0 * static_cast<double>(n);
     std::vector<std::pair<double, uint32_t>> keyed(n);
-    for (uint32_t r = 0; r < n; ++r) keyed[r] = {r + 0.2 * n * UnitRandom(&state), r};
+    for (uint32_t r = 0; r < n; ++r) keyed[r] = {r + reach * UnitRandom(&state), r};
     std::sort(keyed.begin(), keyed.end());
     std::vector<Key> shuffled(n);
     for (uint32_t r = 0; r < n; ++r) shuffled[r] = keys[keyed[r].second];
@@ -214,9 +229,15 @@ SearchOutcome CapacitySearch::Search(const Partition& part, Offset last_offset,
   // gone first without touching the one placed there. Dropping those before
   // sorting keeps the sort small (it was most of a node's time).
   std::erase_if(candidates, [&](const Candidate& c) { return c.offset >= min_top; });
+  work_ += candidates.size() * std::bit_width(candidates.size());
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
     return x.offset != y.offset ? x.offset < y.offset : x.rank < y.rank;
   });
+  if (deviation_pending_ && depth_ == order_.deviate_depth && candidates.size() > 1) {
+    deviation_pending_ = false;
+    const size_t pick = 1 + order_.deviate_pick % (candidates.size() - 1);
+    std::rotate(candidates.begin(), candidates.begin() + pick, candidates.begin() + pick + 1);
+  }
   // Every unplaced block goes at or above the offset placed next, so a
   // section whose unplaced bytes do not fit above that offset fails the
   // section check after any placement there (unless the block placed was
@@ -334,7 +355,7 @@ bool CapacitySearch::SectionsFit(const Partition& part, Offset offset) const {
 void CapacitySearch::Place(uint32_t b, Offset offset, const Partition& part,
                            std::vector<uint32_t>* cuts) {
   offset_[b] = offset;
-  ++depth_;
+  deepest_ = std::max(deepest_, ++depth_);
   const Offset top = offset + size_[b];
   const Offset aligned_top = AlignUp(top, alignment_);
   for (uint32_t s = sweep_.section_begin[b]; s < sweep_.section_end[b]; ++s) {
@@ -377,8 +398,8 @@ void CapacitySearch::Place(uint32_t b, Offset offset, const Partition& part,
     }
     visited_end = std::max(visited_end, to);
   }
-  work_ += conflicts.size() + (sweep_.section_end[b] - sweep_.section_begin[b]) + raised_.size() +
-           affected_.size();
+  work_ += conflicts.size() + (sweep_.section_end[b] - sweep_.section_begin[b]) +
+           raised_.size() * std::bit_width(raised_.size()) + affected_.size();
   for (uint32_t s : affected_) {
     const Offset floor = floor_[s];
     // One unplaced block still at or below the floor keeps it where it is.

@@ -47,6 +47,26 @@ inline constexpr SearchPreorder kAllSearchPreorders[] = {
 
 enum class SearchOutcome { kFound, kInfeasible, kOutOfSteps };
 
+/// How one run orders its choices. Every order searches the whole tree
+/// given the steps (kInfeasible is a proof whatever the order); orders
+/// differ in which placements they reach first, and on hard instances the
+/// steps to a placement under a tight capacity vary by orders of magnitude
+/// between orders that differ only slightly.
+struct SearchOrder {
+  SearchPreorder preorder = SearchPreorder::kPeakTotalThenArea;
+  /// Nonzero: the preorder is perturbed, each block moving by up to
+  /// `shuffle_permille` thousandths of the block count, chosen by this seed.
+  uint64_t shuffle_seed = 0;
+  uint32_t shuffle_permille = 200;
+  /// At the first node of this depth (blocks placed) that has more than one
+  /// candidate, candidate 1 + deviate_pick % (count - 1) is tried first
+  /// instead of the first: one early decision differs, the rest follow the
+  /// preorder.
+  static constexpr uint32_t kNoDeviation = ~0u;
+  uint32_t deviate_depth = kNoDeviation;
+  uint32_t deviate_pick = 0;
+};
+
 class CapacitySearch {
  public:
   /// Sweeps `problem`, which must outlive this object and be valid (see
@@ -62,6 +82,13 @@ class CapacitySearch {
   /// preorders escape the long fruitless subtrees one fixed order gets stuck in.
   SearchOutcome Run(Bytes capacity, SearchPreorder preorder, uint64_t shuffle, uint64_t step_limit,
                     StepBudget* budget, BlockSolution* solution);
+  /// The same with any order.
+  SearchOutcome Run(Bytes capacity, const SearchOrder& order, uint64_t step_limit,
+                    StepBudget* budget, BlockSolution* solution);
+
+  /// The most blocks the last run had placed at once: how far it got, a
+  /// hint of how close a run that ran out of steps came.
+  size_t deepest() const { return deepest_; }
 
  private:
   struct Candidate {
@@ -118,8 +145,9 @@ class CapacitySearch {
 
   // Search state.
   Bytes capacity_ = 0;
-  SearchPreorder preorder_ = SearchPreorder::kPeakTotalThenArea;
-  uint64_t shuffle_ = 0;
+  SearchOrder order_;
+  bool deviation_pending_ = false;
+  size_t deepest_ = 0;
   uint64_t step_limit_ = 0;
   uint64_t work_ = 0;     // steps of work done in this Run
   uint64_t charged_ = 0;  // of which already taken from budget_

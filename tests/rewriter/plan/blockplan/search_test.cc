@@ -1,5 +1,6 @@
 // CapacitySearch: with every preorder, shuffled or not, it finds a placement
 // at the exact optimum and proves the capacity one byte below it infeasible;
+// so does every other order (shuffled by any reach, one decision deviated);
 // a search without steps says so; fixed blocks are searched around; a run cut
 // short leaves nothing behind (the next run gives what a fresh search gives).
 #include "rewriter/plan/blockplan/search.h"
@@ -40,6 +41,54 @@ TEST(CapacitySearch, MeetsTheOptimumAndProvesNothingSmallerFits) {
       }
     }
   }
+}
+
+TEST(CapacitySearch, EveryOrderIsCompleteAndReportsHowDeepItGot) {
+  // Shuffles of any reach and a deviation at any depth change which
+  // placements come first, never which exist: each still meets the optimum
+  // and proves one byte less infeasible.
+  std::mt19937 random(8);
+  for (int instance = 0; instance < 40; ++instance) {
+    BlockProblem problem = RandomSmallProblem(random, 4 + instance % 3);
+    const Bytes optimum = ExhaustiveOptimum(problem);
+    CapacitySearch search(problem);
+    for (uint32_t variant = 0; variant < 6; ++variant) {
+      SearchOrder order;
+      order.preorder = kAllSearchPreorders[variant % 3];
+      if (variant < 3) {
+        order.shuffle_seed = 11 + variant;
+        order.shuffle_permille = 10 + 300 * variant;
+      } else {
+        order.deviate_depth = variant - 3;
+        order.deviate_pick = variant;
+      }
+      StepBudget budget(UINT64_MAX, std::nullopt);
+      BlockSolution solution;
+      ASSERT_EQ(search.Run(optimum, order, UINT64_MAX, &budget, &solution), SearchOutcome::kFound)
+          << "instance " << instance << ", variant " << variant;
+      EXPECT_LE(solution.height, optimum);
+      // Independent parts are solved one after the other, so a run holds
+      // at most all blocks at once.
+      EXPECT_GT(search.deepest(), 0u);
+      EXPECT_LE(search.deepest(), problem.blocks.size());
+      EXPECT_EQ(search.Run(optimum - 1, order, UINT64_MAX, &budget, &solution),
+                SearchOutcome::kInfeasible)
+          << "instance " << instance << ", variant " << variant;
+    }
+  }
+  // Blocks all live at instant 3 form one part: a run that fits them placed
+  // them all at once; one that proves a capacity too small never did.
+  BlockProblem together;
+  together.blocks = {Free("a", 0, 4, 3), Free("b", 2, 6, 2), Free("c", 3, 5, 4), Free("d", 1, 4, 1),
+                     Free("e", 0, 7, 2)};
+  CapacitySearch search(together);
+  StepBudget budget(UINT64_MAX, std::nullopt);
+  BlockSolution solution;
+  SearchOrder order;
+  ASSERT_EQ(search.Run(12, order, UINT64_MAX, &budget, &solution), SearchOutcome::kFound);
+  EXPECT_EQ(search.deepest(), 5u);
+  ASSERT_EQ(search.Run(11, order, UINT64_MAX, &budget, &solution), SearchOutcome::kInfeasible);
+  EXPECT_LT(search.deepest(), 5u);
 }
 
 TEST(CapacitySearch, AStepLimitEndsTheSearchAndIsCharged) {
