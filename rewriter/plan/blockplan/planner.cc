@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "rewriter/base/grouped.h"
+#include "rewriter/plan/blockplan/descent.h"
 #include "rewriter/plan/blockplan/greedy.h"
 #include "rewriter/plan/blockplan/lower_bound.h"
-#include "rewriter/plan/blockplan/probe.h"
 #include "rewriter/plan/blockplan/search.h"
 #include "rewriter/plan/blockplan/step_budget.h"
 #include "rewriter/plan/blockplan/validator.h"
@@ -63,111 +63,6 @@ std::vector<uint32_t> RandomOrder(const BlockProblem& problem, std::mt19937_64& 
   std::vector<uint32_t> order;
   for (const auto& [key, index] : keyed) order.push_back(index);
   return order;
-}
-
-/// Steps each probe of the first bisection pass may take; every pass doubles.
-/// (4 M gave D +7.7%, J +5.8%; 64 M gave D +6.85%, J +5.07% at 2 G steps
-/// as round robins of short runs, and gives D +5.71%, J +4.76% as one run
-/// of each plain preorder.)
-constexpr uint64_t kFirstProbeSteps = 64'000'000;
-/// A probe's steps go to one run of each plain preorder.
-constexpr uint64_t kPlainPreorders = std::size(kAllSearchPreorders);
-/// The tight probe's first runs; its rounds grow four-fold (1, 4, 16, 64,
-/// 256 M...).
-constexpr uint64_t kFirstTightRunSteps = 1'000'000;
-
-/// The capacity probes on the whole problem, as an anytime schedule: passes
-/// of bisection probes between what is proven not to fit (below
-/// `proven_low`) and the best height found, each pass with twice the steps
-/// per probe, interleaved with a resumable probe at the lower bound (or the
-/// problem's capacity). Before every bisection probe the tight probe is
-/// given steps until it has had 1.5 times what the bisection has had, so it
-/// is never more than one probe behind (E's lower bound takes one plain run
-/// of 135 M steps: with an equal share it is met at 1.8 G steps, with 1.5
-/// times at 1.54 G, leaving D and J enough bisection within 2 G).
-/// Every probe runs the plain preorders only, each for a third of its
-/// steps, and a pass later twice as long: on D, J and E most placements
-/// below the greedy height take one plain preorder 20-250 M steps, a depth
-/// that round robins of short (shuffled) restarts never reach.
-/// No decision reads the budget's size, so a larger budget runs the same
-/// probes first and then more: more steps never give a larger arena.
-void SearchWhole(CapacitySearch& search, const BlockProblem& problem, StepBudget* budget,
-                 BlockPlan* plan, Bytes* proven_low) {
-  auto consider = [&](BlockSolution& candidate) {
-    if (candidate.height < plan->solution.height) plan->solution = std::move(candidate);
-  };
-  auto schedule = [](uint64_t probe_steps) {
-    ProbeSchedule out;
-    out.first_run_steps = probe_steps / kPlainPreorders;
-    out.shuffled_runs = false;
-    return out;
-  };
-  const bool must_fit = problem.capacity && plan->solution.height > *problem.capacity;
-  auto unmet = [&] { return problem.capacity && plan->solution.height > *problem.capacity; };
-  // The tight probe: the lower bound prunes hardest and is often met.
-  // It lives as long as the search, so its runs start short (a small
-  // budget still tries every preorder) and grow four-fold: fewer rounds of
-  // re-running the same plain runs before one is long enough.
-  ProbeSchedule tight_schedule;
-  tight_schedule.first_run_steps = kFirstTightRunSteps;
-  tight_schedule.shuffled_runs = false;
-  tight_schedule.growth = 4;
-  ResumableProbe tight(must_fit ? *problem.capacity : plan->lower_bound, tight_schedule);
-  bool tight_settled = false;
-  uint64_t bisection_spent = 0;
-  BlockSolution found;
-  // Runs the tight probe for `steps` more steps (or until it is settled).
-  auto continue_tight = [&](uint64_t steps) {
-    if (tight_settled || tight.stalled() || steps == 0) return;
-    SearchOutcome outcome = tight.Continue(search, steps, budget, &found);
-    if (outcome == SearchOutcome::kFound) consider(found);
-    if (outcome == SearchOutcome::kInfeasible) {
-      *proven_low = std::max(*proven_low, tight.capacity() + 1);
-    }
-    tight_settled = outcome != SearchOutcome::kOutOfSteps;
-  };
-  auto level_tight = [&] {
-    const uint64_t owed = std::max(bisection_spent + bisection_spent / 2, kFirstProbeSteps);
-    continue_tight(owed > tight.spent() ? owed - tight.spent() : 0);
-  };
-  // Probes closer than this to the best height gain too little to pay.
-  const Bytes granularity = std::max<Bytes>(problem.alignment, plan->lower_bound / 1024);
-  for (uint64_t probe_steps = kFirstProbeSteps;
-       plan->solution.height > *proven_low && !budget->exhausted();
-       probe_steps = probe_steps > UINT64_MAX / 2 ? UINT64_MAX : probe_steps * 2) {
-    const uint64_t used_at_pass_start = budget->used();
-    // Until a plan fits the problem's capacity, only that capacity matters
-    // and its probe takes every pass's steps.
-    if (unmet()) {
-      continue_tight(probe_steps);
-      if (unmet()) {
-        if (tight_settled || tight.stalled()) break;
-        continue;
-      }
-    }
-    // One bisection pass: a probe that runs out of steps only raises
-    // `soft_low`; the next pass starts again from `proven_low`.
-    for (Bytes soft_low = *proven_low;
-         soft_low + granularity <= plan->solution.height && !budget->exhausted();) {
-      level_tight();
-      if (plan->solution.height <= *proven_low || soft_low + granularity > plan->solution.height) {
-        break;
-      }
-      const Bytes capacity = soft_low + (plan->solution.height - 1 - soft_low) / 2;
-      const uint64_t probe_start = budget->used();
-      SearchOutcome outcome =
-          ProbeCapacity(search, capacity, schedule(probe_steps), probe_steps, budget, &found);
-      bisection_spent += budget->used() - probe_start;
-      if (outcome == SearchOutcome::kFound) consider(found);
-      if (outcome == SearchOutcome::kInfeasible) *proven_low = std::max(*proven_low, capacity + 1);
-      if (outcome == SearchOutcome::kOutOfSteps) soft_low = capacity + 1;
-      soft_low = std::max(soft_low, *proven_low);
-    }
-    // Nothing left to bisect: the tight probe goes on alone.
-    level_tight();
-    // A pass that spent nothing would repeat forever.
-    if (budget->used() == used_at_pass_start) break;
-  }
 }
 
 }  // namespace
@@ -277,7 +172,10 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
   if (plan.solution.height > proven_low && !budget.exhausted() &&
       problem.blocks.size() <= kMaxWholeSearchBlocks) {
     CapacitySearch search(problem);
-    SearchWhole(search, problem, &budget, &plan, &proven_low);
+    DescentOptions descent;
+    descent.seed = options.seed;
+    SearchDescending(search, problem, plan.lower_bound, descent, &budget, &plan.solution,
+                     &proven_low);
   }
   plan.optimal = plan.solution.height <= proven_low;
   plan.steps = budget.used();

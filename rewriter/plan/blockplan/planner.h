@@ -4,14 +4,12 @@
 //    conflicts, begin time, busiest instant, plus a few seeded random ones),
 //    each placing blocks first-fit and best-fit among the live placed blocks.
 //    O(n log n + overlaps among short blocks) per pass (greedy.h).
-// 2. Up to 2,000 blocks: capacity probes with a MiniMalloc-style search
-//    (search.h, probe.h) asking "does it fit in C?", as an
-//    anytime schedule: passes of bisection between what is proven not to fit
-//    and the best height so far, each probe one run of each plain preorder
-//    and each pass with twice the steps per probe, interleaved with a
-//    resumable probe at the lower bound (or the given capacity) that stays
-//    ahead of the bisection (1.5 times its steps). No decision reads the
-//    budget's size, so more steps never give a larger arena.
+// 2. Up to 2,000 blocks: a descent (descent.h) with a MiniMalloc-style
+//    capacity search (search.h) asking "does it fit under C?": each target
+//    a little below the best height found, tried by batches of short runs
+//    of many search orders, the deepest ones run longer; a probe at the
+//    lower bound gets a quarter of the steps. No decision reads the budget's
+//    size, so more steps never give a larger arena.
 //    From 500 blocks the windowed search (windows.h) runs first; past 2,000
 //    it is the only search.
 // The best placement found is returned; it never exceeds the greedy result.
@@ -34,13 +32,13 @@ struct BlockPlannerOptions {
   /// Picks the random orders tried after the fixed ones.
   uint64_t seed = 0;
   /// Work allowed, in steps (~ one block looked at). The default finishes
-  /// a few-hundred-block instance in at most ~3 s on one core (0.5-1 G steps
-  /// a second); 0 keeps only the greedy passes (which always run).
+  /// a few-hundred-block instance in at most ~4 s on one core (about 0.6 G
+  /// steps a second); 0 keeps only the greedy passes (which always run).
   uint64_t max_steps = kDefaultMaxSteps;
   /// Optional wall-clock cap on the search (see "Determinism" above).
   std::optional<double> time_limit_seconds;
 
-  static constexpr uint64_t kDefaultMaxSteps = 2'000'000'000;
+  static constexpr uint64_t kDefaultMaxSteps = 2'500'000'000;
 };
 
 /// A placement and how it was reached.

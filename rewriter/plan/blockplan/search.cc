@@ -1,6 +1,7 @@
 #include "rewriter/plan/blockplan/search.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <numeric>
 
@@ -31,6 +32,15 @@ CapacitySearch::CapacitySearch(const BlockProblem& problem)
   initial_total_.assign(sections, 0);
   initial_padded_.assign(sections, 0);
   initial_spans_.assign(sections, 0);
+  any_obstacles_ = std::any_of(sweep_.obstacles.begin(), sweep_.obstacles.end(),
+                               [](const std::vector<FixedSpan>& spans) { return !spans.empty(); });
+  slot_base_.resize(n);
+  uint32_t slots = 0;
+  for (uint32_t b = 0; b < n; ++b) {
+    slot_base_[b] = slots;
+    slots += sweep_.section_end[b] - sweep_.section_begin[b];
+  }
+  slot_.assign(slots, 0);
   for (uint32_t b = 0; b < n; ++b) {
     size_[b] = problem.blocks[sweep_.free[b]].size;
     padded_size_[b] = AlignUp(size_[b], alignment_);
@@ -45,16 +55,26 @@ CapacitySearch::CapacitySearch(const BlockProblem& problem)
 SearchOutcome CapacitySearch::Run(Bytes capacity, SearchPreorder preorder, uint64_t shuffle,
                                   uint64_t step_limit, StepBudget* budget,
                                   BlockSolution* solution) {
+  SearchOrder order;
+  order.preorder = preorder;
+  order.shuffle_seed = shuffle;
+  return Run(capacity, order, step_limit, budget, solution);
+}
+
+SearchOutcome CapacitySearch::Run(Bytes capacity, const SearchOrder& order, uint64_t step_limit,
+                                  StepBudget* budget, BlockSolution* solution) {
   const size_t n = sweep_.free.size();
   const size_t sections = sweep_.section_count();
   const std::vector<Block>& blocks = problem_.blocks;
   capacity_ = capacity;
-  preorder_ = preorder;
-  shuffle_ = shuffle;
+  order_ = order;
+  deviation_pending_ = order.deviate_depth != SearchOrder::kNoDeviation;
+  deepest_ = 0;
   step_limit_ = step_limit;
-  // Setting up costs a pass over blocks and sections; charge it with the
-  // first node so many short restarts are not free.
-  work_ = n + sections;
+  // Setting up costs a pass over blocks, sections and their member lists;
+  // charged below, so many short restarts are not free, and a run is never
+  // free even when it settles before its first node.
+  work_ = 1 + n + sections + slot_.size();
   charged_ = 0;
   budget_ = budget;
   rank_.assign(n, 0);
@@ -65,11 +85,16 @@ SearchOutcome CapacitySearch::Run(Bytes capacity, SearchPreorder preorder, uint6
   total_ = initial_total_;
   padded_ = initial_padded_;
   spans_ = initial_spans_;
-  stamp_.assign(sections, 0);
-  stamp_now_ = 0;
+  unplaced_.resize(sections);
+  for (uint32_t s = 0; s < sections; ++s) {
+    unplaced_[s].assign(sweep_.members[s].begin(), sweep_.members[s].end());
+    for (uint32_t k = 0; k < unplaced_[s].size(); ++k) *Slot(unplaced_[s][k], s) = k;
+  }
+  witness_.assign(sections, kNoWitness);
   depth_ = 0;
   candidates_.resize(n + 1);
   undo_.clear();
+  if (!Charge()) return SearchOutcome::kOutOfSteps;
 
   // Fixed blocks must fit too; the planner's capacity is never below them.
   for (const Block& block : blocks) {
@@ -132,7 +157,7 @@ SearchOutcome CapacitySearch::SolvePartition(Partition* part) {
   }
   if (!Charge()) return SearchOutcome::kOutOfSteps;
   auto before = [this](const Key& x, const Key& y) {
-    switch (preorder_) {
+    switch (order_.preorder) {
       case SearchPreorder::kPeakTotalThenArea:
         if (x.peak != y.peak) return x.peak > y.peak;
         if (x.area != y.area) return x.area > y.area;
@@ -153,12 +178,15 @@ SearchOutcome CapacitySearch::SolvePartition(Partition* part) {
   };
   std::sort(keys.begin(), keys.end(), before);
   const size_t n = keys.size();
-  if (shuffle_ != 0) {
+  // The sort (and the shuffle's, below) cost n log n, a few steps per block.
+  work_ += n * static_cast<uint64_t>(std::bit_width(n));
+  if (order_.shuffle_seed != 0) {
     // Each partition draws from its own stream, so sibling partitions are
     // shuffled independently of the order they are solved in.
-    uint64_t state = shuffle_ ^ (uint64_t{part->section_begin} * 0x9e3779b97f4a7c15ull);
+    uint64_t state = order_.shuffle_seed ^ (uint64_t{part->section_begin} * 0x9e3779b97f4a7c15ull);
+    const double reach = order_.shuffle_permille / 1000.0 * static_cast<double>(n);
     std::vector<std::pair<double, uint32_t>> keyed(n);
-    for (uint32_t r = 0; r < n; ++r) keyed[r] = {r + 0.2 * n * UnitRandom(&state), r};
+    for (uint32_t r = 0; r < n; ++r) keyed[r] = {r + reach * UnitRandom(&state), r};
     std::sort(keyed.begin(), keyed.end());
     std::vector<Key> shuffled(n);
     for (uint32_t r = 0; r < n; ++r) shuffled[r] = keys[keyed[r].second];
@@ -186,7 +214,8 @@ SearchOutcome CapacitySearch::Search(const Partition& part, Offset last_offset,
   for (uint32_t b : part.blocks) {
     if (offset_[b] != kUnplaced) continue;
     ++unplaced;
-    const Offset offset = LowestFreeOffset(b, min_offset_[b]);
+    // min_offset_ stays aligned; only fixed blocks can push a block higher.
+    const Offset offset = any_obstacles_ ? LowestFreeOffset(b, min_offset_[b]) : min_offset_[b];
     min_top = std::min(min_top, offset + size_[b]);
     // Canonical order: a block below the last placement, or level with it
     // but earlier in the preorder, would have been placed before it.
@@ -194,19 +223,34 @@ SearchOutcome CapacitySearch::Search(const Partition& part, Offset last_offset,
     candidates.push_back({offset, rank_[b], b});
   }
   if (unplaced == 0) return SearchOutcome::kFound;
-  work_ += unplaced + (part.section_end - part.section_begin);
+  work_ += part.blocks.size() + (part.section_end - part.section_begin);
   if (!Charge()) return SearchOutcome::kOutOfSteps;
   // Dominance: at or above min_top, the block reaching min_top could have
   // gone first without touching the one placed there. Dropping those before
   // sorting keeps the sort small (it was most of a node's time).
   std::erase_if(candidates, [&](const Candidate& c) { return c.offset >= min_top; });
+  work_ += candidates.size() * std::bit_width(candidates.size());
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
     return x.offset != y.offset ? x.offset < y.offset : x.rank < y.rank;
   });
+  if (deviation_pending_ && depth_ == order_.deviate_depth && candidates.size() > 1) {
+    deviation_pending_ = false;
+    const size_t pick = 1 + order_.deviate_pick % (candidates.size() - 1);
+    std::rotate(candidates.begin(), candidates.begin() + pick, candidates.begin() + pick + 1);
+  }
+  // Every unplaced block goes at or above the offset placed next, so a
+  // section whose unplaced bytes do not fit above that offset fails the
+  // section check after any placement there (unless the block placed was
+  // the last unplaced one in it). Most candidates fail so; finding out
+  // before placing them saves most of a node's work.
+  const MonotoneBound bound = MonotoneFloorBound(part);
   std::vector<uint32_t> cuts;
   for (const Candidate& candidate : candidates) {
     const uint32_t b = candidate.block;
     if (candidate.offset + size_[b] > capacity_) continue;
+    if (candidate.offset > bound.offset && FailsMonotoneFloor(part, bound, b, candidate.offset)) {
+      continue;
+    }
     const size_t undo_mark = undo_.size();
     cuts.clear();
     Place(b, candidate.offset, part, &cuts);
@@ -261,6 +305,32 @@ Offset CapacitySearch::LowestFreeOffset(uint32_t b, Offset from) const {
   return offset;
 }
 
+CapacitySearch::MonotoneBound CapacitySearch::MonotoneFloorBound(const Partition& part) {
+  MonotoneBound bound{std::numeric_limits<Offset>::max(), part.section_begin};
+  for (uint32_t s = part.section_begin; s < part.section_end; ++s) {
+    if (total_[s] == 0) continue;
+    const Offset room = capacity_ - std::min(capacity_, total_[s]);
+    if (room < bound.offset) bound = {room, s};
+  }
+  work_ += part.section_end - part.section_begin;
+  return bound;
+}
+
+bool CapacitySearch::FailsMonotoneFloor(const Partition& part, const MonotoneBound& bound,
+                                        uint32_t b, Offset offset) {
+  auto only_unplaced = [&](uint32_t s) {
+    return total_[s] == size_[b] && sweep_.section_begin[b] <= s && s < sweep_.section_end[b];
+  };
+  ++work_;
+  if (!only_unplaced(bound.section)) return true;
+  // The tightest section holds nothing but b: look at the others.
+  work_ += part.section_end - part.section_begin;
+  for (uint32_t s = part.section_begin; s < part.section_end; ++s) {
+    if (total_[s] > 0 && offset + total_[s] > capacity_ && !only_unplaced(s)) return true;
+  }
+  return false;
+}
+
 bool CapacitySearch::SectionsFit(const Partition& part, Offset offset) const {
   for (uint32_t s = part.section_begin; s < part.section_end; ++s) {
     if (total_[s] == 0) continue;
@@ -285,7 +355,7 @@ bool CapacitySearch::SectionsFit(const Partition& part, Offset offset) const {
 void CapacitySearch::Place(uint32_t b, Offset offset, const Partition& part,
                            std::vector<uint32_t>* cuts) {
   offset_[b] = offset;
-  ++depth_;
+  deepest_ = std::max(deepest_, ++depth_);
   const Offset top = offset + size_[b];
   const Offset aligned_top = AlignUp(top, alignment_);
   for (uint32_t s = sweep_.section_begin[b]; s < sweep_.section_end[b]; ++s) {
@@ -299,33 +369,57 @@ void CapacitySearch::Place(uint32_t b, Offset offset, const Partition& part,
         s + 1 < part.section_end) {
       cuts->push_back(s + 1);
     }
+    // Off the section's unplaced list: the last entry takes b's place.
+    std::vector<uint32_t>& list = unplaced_[s];
+    const uint32_t position = *Slot(b, s);
+    const uint32_t last = list.back();
+    list[position] = last;
+    *Slot(last, s) = position;
+    list.pop_back();
   }
   // Raise the lowest offsets of the blocks live alongside, then the floors
   // of their sections: no unplaced block there can go below the lowest.
-  ++stamp_now_;
+  // The sections are those of the raised blocks, each visited once (their
+  // ranges merged), and only where the floor is below the new lowest offset.
   affected_.clear();
+  raised_.clear();
   const std::vector<uint32_t>& conflicts = sweep_.conflicts[b];
-  work_ += conflicts.size() + (sweep_.section_end[b] - sweep_.section_begin[b]);
   for (uint32_t other : conflicts) {
     if (offset_[other] != kUnplaced || min_offset_[other] >= aligned_top) continue;
     undo_.push_back({other, min_offset_[other]});
     min_offset_[other] = aligned_top;
-    for (uint32_t s = sweep_.section_begin[other]; s < sweep_.section_end[other]; ++s) {
-      // The new lowest offset there is at most aligned_top: a floor already
-      // that high cannot rise.
-      if (floor_[s] >= aligned_top || stamp_[s] == stamp_now_) continue;
-      stamp_[s] = stamp_now_;
-      affected_.push_back(s);
-    }
+    raised_.push_back({sweep_.section_begin[other], sweep_.section_end[other]});
   }
-  for (uint32_t s : affected_) {
-    Offset lowest = std::numeric_limits<Offset>::max();
-    work_ += sweep_.members[s].size();
-    for (uint32_t peer : sweep_.members[s]) {
-      if (offset_[peer] == kUnplaced) lowest = std::min(lowest, min_offset_[peer]);
+  std::sort(raised_.begin(), raised_.end());
+  uint32_t visited_end = 0;
+  for (const auto& [from, to] : raised_) {
+    for (uint32_t s = std::max(from, visited_end); s < to; ++s) {
+      if (floor_[s] < aligned_top) affected_.push_back(s);
     }
-    if (lowest != std::numeric_limits<Offset>::max() && lowest > floor_[s]) {
-      undo_.push_back({s | kSectionTag, floor_[s]});
+    visited_end = std::max(visited_end, to);
+  }
+  work_ += conflicts.size() + (sweep_.section_end[b] - sweep_.section_begin[b]) +
+           raised_.size() * std::bit_width(raised_.size()) + affected_.size();
+  for (uint32_t s : affected_) {
+    const Offset floor = floor_[s];
+    // One unplaced block still at or below the floor keeps it where it is.
+    // The last one found is checked first: it usually still is.
+    const uint32_t witness = witness_[s];
+    if (witness != kNoWitness && offset_[witness] == kUnplaced && min_offset_[witness] <= floor) {
+      continue;
+    }
+    Offset lowest = std::numeric_limits<Offset>::max();
+    for (uint32_t peer : unplaced_[s]) {
+      ++work_;
+      if (min_offset_[peer] <= floor) {
+        witness_[s] = peer;
+        lowest = floor;
+        break;
+      }
+      lowest = std::min(lowest, min_offset_[peer]);
+    }
+    if (lowest != std::numeric_limits<Offset>::max() && lowest > floor) {
+      undo_.push_back({s | kSectionTag, floor});
       floor_[s] = lowest;
     }
   }
@@ -341,10 +435,23 @@ void CapacitySearch::Unplace(uint32_t b, size_t undo_mark) {
       min_offset_[index] = value;
     }
   }
-  for (uint32_t s = sweep_.section_begin[b]; s < sweep_.section_end[b]; ++s) {
+  // In reverse order of Place, so every list is restored exactly.
+  for (uint32_t s = sweep_.section_end[b]; s-- > sweep_.section_begin[b];) {
     total_[s] += size_[b];
     padded_[s] += padded_size_[b];
     if (s + 1 < sweep_.section_end[b]) ++spans_[s];
+    // Back on the unplaced list where it was; the entry that took its
+    // place goes back to the end.
+    std::vector<uint32_t>& list = unplaced_[s];
+    const uint32_t position = *Slot(b, s);
+    if (position < list.size()) {
+      const uint32_t moved = list[position];
+      list[position] = b;
+      *Slot(moved, s) = static_cast<uint32_t>(list.size());
+      list.push_back(moved);
+    } else {
+      list.push_back(b);
+    }
   }
   offset_[b] = kUnplaced;
   --depth_;

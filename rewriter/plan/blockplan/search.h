@@ -47,6 +47,26 @@ inline constexpr SearchPreorder kAllSearchPreorders[] = {
 
 enum class SearchOutcome { kFound, kInfeasible, kOutOfSteps };
 
+/// How one run orders its choices. Every order searches the whole tree
+/// given the steps (kInfeasible is a proof whatever the order); orders
+/// differ in which placements they reach first, and on hard instances the
+/// steps to a placement under a tight capacity vary by orders of magnitude
+/// between orders that differ only slightly.
+struct SearchOrder {
+  SearchPreorder preorder = SearchPreorder::kPeakTotalThenArea;
+  /// Nonzero: the preorder is perturbed, each block moving by up to
+  /// `shuffle_permille` thousandths of the block count, chosen by this seed.
+  uint64_t shuffle_seed = 0;
+  uint32_t shuffle_permille = 200;
+  /// At the first node of this depth (blocks placed) that has more than one
+  /// candidate, candidate 1 + deviate_pick % (count - 1) is tried first
+  /// instead of the first: one early decision differs, the rest follow the
+  /// preorder.
+  static constexpr uint32_t kNoDeviation = ~0u;
+  uint32_t deviate_depth = kNoDeviation;
+  uint32_t deviate_pick = 0;
+};
+
 class CapacitySearch {
  public:
   /// Sweeps `problem`, which must outlive this object and be valid (see
@@ -62,6 +82,13 @@ class CapacitySearch {
   /// preorders escape the long fruitless subtrees one fixed order gets stuck in.
   SearchOutcome Run(Bytes capacity, SearchPreorder preorder, uint64_t shuffle, uint64_t step_limit,
                     StepBudget* budget, BlockSolution* solution);
+  /// The same with any order.
+  SearchOutcome Run(Bytes capacity, const SearchOrder& order, uint64_t step_limit,
+                    StepBudget* budget, BlockSolution* solution);
+
+  /// The most blocks the last run had placed at once: how far it got, a
+  /// hint of how close a run that ran out of steps came.
+  size_t deepest() const { return deepest_; }
 
  private:
   struct Candidate {
@@ -87,6 +114,18 @@ class CapacitySearch {
   /// fixed block it is live with.
   Offset LowestFreeOffset(uint32_t b, Offset from) const;
   bool SectionsFit(const Partition& part, Offset offset) const;
+  /// The lowest room above the unplaced bytes of any section of `part`
+  /// (capacity - unplaced bytes), and that section.
+  struct MonotoneBound {
+    Offset offset;
+    uint32_t section;
+  };
+  MonotoneBound MonotoneFloorBound(const Partition& part);
+  /// True when placing b at `offset` (above bound.offset) leaves some
+  /// section unable to fit its unplaced bytes above `offset`: the section
+  /// check would fail after Place.
+  bool FailsMonotoneFloor(const Partition& part, const MonotoneBound& bound, uint32_t b,
+                          Offset offset);
   /// Places b; appends to `cuts` each section boundary inside `part` that no
   /// unplaced block spans any more.
   void Place(uint32_t b, Offset offset, const Partition& part, std::vector<uint32_t>* cuts);
@@ -106,8 +145,9 @@ class CapacitySearch {
 
   // Search state.
   Bytes capacity_ = 0;
-  SearchPreorder preorder_ = SearchPreorder::kPeakTotalThenArea;
-  uint64_t shuffle_ = 0;
+  SearchOrder order_;
+  bool deviation_pending_ = false;
+  size_t deepest_ = 0;
   uint64_t step_limit_ = 0;
   uint64_t work_ = 0;     // steps of work done in this Run
   uint64_t charged_ = 0;  // of which already taken from budget_
@@ -122,10 +162,23 @@ class CapacitySearch {
   std::vector<Bytes> padded_;  // per section: the same, padded
   /// |spans_[s]| counts the unplaced blocks live in both section s and s + 1.
   std::vector<uint32_t> spans_;
-  std::vector<uint32_t> stamp_;  // per section: last Place that visited it
-  uint32_t stamp_now_ = 0;
-  std::vector<uint32_t> affected_;  // sections whose floor may rise
-  size_t depth_ = 0;                // blocks placed
+  /// Per section, its unplaced blocks in no particular order; Slot(b, s)
+  /// is b's position in unplaced_[s] (kept while b is placed, so Unplace
+  /// puts it back there).
+  std::vector<std::vector<uint32_t>> unplaced_;
+  uint32_t* Slot(uint32_t b, uint32_t s) {
+    return &slot_[slot_base_[b] + (s - sweep_.section_begin[b])];
+  }
+  std::vector<uint32_t> slot_base_;  // per block: its first entry in slot_
+  std::vector<uint32_t> slot_;
+  /// Per section, an unplaced block last seen at or below its floor (a
+  /// hint, checked before use).
+  static constexpr uint32_t kNoWitness = ~0u;
+  std::vector<uint32_t> witness_;
+  bool any_obstacles_ = false;                         // some free block is live with a fixed one
+  std::vector<uint32_t> affected_;                     // sections whose floor may rise
+  std::vector<std::pair<uint32_t, uint32_t>> raised_;  // their blocks' section ranges
+  size_t depth_ = 0;                                   // blocks placed
   /// Candidate lists per depth, reused so a node allocates nothing.
   std::vector<std::vector<Candidate>> candidates_;
   /// Undo log: (index, old value); section floors are tagged with the high

@@ -1,6 +1,8 @@
 // CapacitySearch: with every preorder, shuffled or not, it finds a placement
 // at the exact optimum and proves the capacity one byte below it infeasible;
-// a search without steps says so; fixed blocks are searched around.
+// so does every other order (shuffled by any reach, one decision deviated);
+// a search without steps says so; fixed blocks are searched around; a run cut
+// short leaves nothing behind (the next run gives what a fresh search gives).
 #include "rewriter/plan/blockplan/search.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +43,54 @@ TEST(CapacitySearch, MeetsTheOptimumAndProvesNothingSmallerFits) {
   }
 }
 
+TEST(CapacitySearch, EveryOrderIsCompleteAndReportsHowDeepItGot) {
+  // Shuffles of any reach and a deviation at any depth change which
+  // placements come first, never which exist: each still meets the optimum
+  // and proves one byte less infeasible.
+  std::mt19937 random(8);
+  for (int instance = 0; instance < 40; ++instance) {
+    BlockProblem problem = RandomSmallProblem(random, 4 + instance % 3);
+    const Bytes optimum = ExhaustiveOptimum(problem);
+    CapacitySearch search(problem);
+    for (uint32_t variant = 0; variant < 6; ++variant) {
+      SearchOrder order;
+      order.preorder = kAllSearchPreorders[variant % 3];
+      if (variant < 3) {
+        order.shuffle_seed = 11 + variant;
+        order.shuffle_permille = 10 + 300 * variant;
+      } else {
+        order.deviate_depth = variant - 3;
+        order.deviate_pick = variant;
+      }
+      StepBudget budget(UINT64_MAX, std::nullopt);
+      BlockSolution solution;
+      ASSERT_EQ(search.Run(optimum, order, UINT64_MAX, &budget, &solution), SearchOutcome::kFound)
+          << "instance " << instance << ", variant " << variant;
+      EXPECT_LE(solution.height, optimum);
+      // Independent parts are solved one after the other, so a run holds
+      // at most all blocks at once.
+      EXPECT_GT(search.deepest(), 0u);
+      EXPECT_LE(search.deepest(), problem.blocks.size());
+      EXPECT_EQ(search.Run(optimum - 1, order, UINT64_MAX, &budget, &solution),
+                SearchOutcome::kInfeasible)
+          << "instance " << instance << ", variant " << variant;
+    }
+  }
+  // Blocks all live at instant 3 form one part: a run that fits them placed
+  // them all at once; one that proves a capacity too small never did.
+  BlockProblem together;
+  together.blocks = {Free("a", 0, 4, 3), Free("b", 2, 6, 2), Free("c", 3, 5, 4), Free("d", 1, 4, 1),
+                     Free("e", 0, 7, 2)};
+  CapacitySearch search(together);
+  StepBudget budget(UINT64_MAX, std::nullopt);
+  BlockSolution solution;
+  SearchOrder order;
+  ASSERT_EQ(search.Run(12, order, UINT64_MAX, &budget, &solution), SearchOutcome::kFound);
+  EXPECT_EQ(search.deepest(), 5u);
+  ASSERT_EQ(search.Run(11, order, UINT64_MAX, &budget, &solution), SearchOutcome::kInfeasible);
+  EXPECT_LT(search.deepest(), 5u);
+}
+
 TEST(CapacitySearch, AStepLimitEndsTheSearchAndIsCharged) {
   std::mt19937 random(2);
   BlockProblem problem = RandomSmallProblem(random, 30);
@@ -74,6 +124,46 @@ TEST(CapacitySearch, FreeBlocksGoAroundAFixedBlockAligned) {
   EXPECT_TRUE(valid.ok()) << valid.error().message;
   EXPECT_EQ(RunWith(search, 15, SearchPreorder::kPeakTotalThenArea, 0, &solution),
             SearchOutcome::kInfeasible);
+}
+
+TEST(CapacitySearch, ARunCutShortLeavesNothingBehind) {
+  // Place and Unplace keep per-section lists of the unplaced blocks and
+  // hints about their floors; a run that stops midway unwinds them. A
+  // search used for a cut-short run first must give exactly what a fresh
+  // one gives, with and without fixed blocks and alignment.
+  std::mt19937 random(13);
+  for (int instance = 0; instance < 100; ++instance) {
+    BlockProblem problem = RandomSmallProblem(random, 16);
+    if (instance % 2 == 1) {
+      problem.alignment = 2;
+      problem.blocks.push_back(Block{"fixed", {2, 6}, 3, 5});
+    }
+    BlockSolution probe;
+    CapacitySearch fresh(problem);
+    // A capacity the search needs some backtracking to settle.
+    Bytes capacity = 0;
+    for (const Block& block : problem.blocks) capacity += block.size;
+    while (RunWith(fresh, capacity - 1, SearchPreorder::kPeakTotalThenArea, 0, &probe) ==
+           SearchOutcome::kFound) {
+      capacity = probe.height;
+    }
+    for (Bytes cap : {capacity, capacity - 1}) {
+      BlockSolution expected;
+      const SearchOutcome outcome =
+          RunWith(fresh, cap, SearchPreorder::kLengthThenArea, 0, &expected);
+      CapacitySearch reused(problem);
+      for (uint64_t limit : {1, 50, 400}) {
+        StepBudget budget(UINT64_MAX, std::nullopt);
+        reused.Run(cap, SearchPreorder::kPeakTotalThenLength, 0, limit, &budget, &probe);
+      }
+      BlockSolution solution;
+      ASSERT_EQ(RunWith(reused, cap, SearchPreorder::kLengthThenArea, 0, &solution), outcome)
+          << "instance " << instance;
+      if (outcome == SearchOutcome::kFound) {
+        EXPECT_EQ(solution.offsets, expected.offsets) << "instance " << instance;
+      }
+    }
+  }
 }
 
 }  // namespace
