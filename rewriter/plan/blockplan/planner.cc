@@ -155,9 +155,9 @@ Result<BlockPlan> PlanBlocks(const BlockProblem& problem, const BlockPlannerOpti
     consider(greedy.Place(RandomOrder(problem, random), FitRule::kBestFit, &budget));
   }
 
-  // 2. Capacity probes: the lower bound first (a tight capacity prunes
-  // hardest, and is often met), then bisection between what is known not to
-  // fit (below `proven_low`) and the best height found.
+  // 2. Capacity searches: a descent from the best height found, with a
+  // probe at the lower bound (a tight capacity prunes hardest, and is often
+  // met); heights below `proven_low` are known not to fit.
   // From kMinWindowedBlocks on, the windowed search goes first: on chains
   // of short-lived blocks it is far ahead of the whole search (a 1,000-block
   // residual chain: the lower bound in 5 M steps, against +5.5% after 20 M).
