@@ -20,8 +20,7 @@ uint64_t Mix(uint64_t z) {
 constexpr uint64_t kPlainPreorders = std::size(kAllSearchPreorders);
 
 /// Variant `id`: the plain preorders first, then drawn from the seed.
-SearchOrder VariantOrder(uint64_t id, uint64_t seed, const DescentOptions& options,
-                         size_t blocks) {
+SearchOrder VariantOrder(uint64_t id, uint64_t seed, const DescentOptions& options, size_t blocks) {
   SearchOrder order;
   if (id < kPlainPreorders) {
     order.preorder = kAllSearchPreorders[id];
@@ -85,11 +84,24 @@ void SearchDescending(CapacitySearch& search, const BlockProblem& problem, Bytes
   uint64_t next_variant = 0;
   // A capacity proven out of reach ends the search: the plan is an error.
   auto hopeless = [&] { return unmet() && *proven_low > *problem.capacity; };
-  for (uint64_t batch = 1; best->height > *proven_low && !budget->exhausted() && !hopeless();
+  // Heights that round up to the same multiple of the alignment make the
+  // same arena for a caller that aligns it (replan does), so targets are
+  // multiples of it, and the descent ends once no multiple is left between
+  // what is proven and the best (a 28-block arena of a corpus program spent
+  // its whole budget trying 1,265 bytes against 1,268, both 1,280 aligned).
+  // At pack's default alignment of 1 this changes nothing. An unmet
+  // capacity is aimed at wherever it is.
+  const Bytes alignment = problem.alignment;
+  auto worth_more = [&] {
+    return RoundUpToAlignment(*proven_low, alignment) < RoundUpToAlignment(best->height, alignment);
+  };
+  for (uint64_t batch = 1; (worth_more() || unmet()) && !budget->exhausted() && !hopeless();
        ++batch) {
     Bytes step = granule * Ruler(batch);
     if (batch == 1) step = std::max<Bytes>(1, (best->height - lower_bound) / 8);
     Bytes target = best->height - std::min(step, best->height - *proven_low);
+    target = std::max(RoundDownToAlignment(target, alignment),
+                      RoundUpToAlignment(*proven_low, alignment));
     if (unmet()) target = std::min(target, *problem.capacity);
     std::vector<Variant> variants;
     for (uint64_t id : elite) variants.push_back({id, 0});
@@ -102,9 +114,8 @@ void SearchDescending(CapacitySearch& search, const BlockProblem& problem, Bytes
         level_bound_probe();
         if (best->height <= *proven_low || budget->exhausted() || hopeless()) return;
         const uint64_t before = budget->used();
-        const SearchOutcome outcome =
-            search.Run(target, VariantOrder(variant.id, options.seed, options, blocks), limit,
-                       budget, &found);
+        const SearchOutcome outcome = search.Run(
+            target, VariantOrder(variant.id, options.seed, options, blocks), limit, budget, &found);
         descent_spent += budget->used() - before;
         variant.depth = search.deepest();
         if (outcome == SearchOutcome::kFound) {

@@ -11,8 +11,6 @@ bool Occupies(const Block& block) {
   return block.size > 0 && block.lifespan.begin < block.lifespan.end;
 }
 
-Offset AlignUp(Offset value, Bytes alignment) { return (value + alignment - 1) & ~(alignment - 1); }
-
 std::vector<Lifespan> Lifespans(const BlockProblem& problem) {
   std::vector<Lifespan> spans;
   spans.reserve(problem.blocks.size());
@@ -270,7 +268,7 @@ BlockSolution GreedyPlacer::Place(const std::vector<uint32_t>& order, FitRule ru
           if (rule == FitRule::kFirstFit || gap == block.size) break;
         }
       }
-      cursor = std::max(cursor, AlignUp(taken.end, alignment));
+      cursor = std::max(cursor, RoundUpToAlignment(taken.end, alignment));
     }
     if (!found) chosen = cursor;  // the unbounded gap on top
     solution.offsets[i] = chosen;

@@ -63,6 +63,12 @@ inline Bytes ReachOf(const Block& block, Offset offset) {
   return block.size > 0 ? offset + block.size : 0;
 }
 
+/// `value` rounded up / down to a multiple of `alignment` (a power of two).
+inline Bytes RoundUpToAlignment(Bytes value, Bytes alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+inline Bytes RoundDownToAlignment(Bytes value, Bytes alignment) { return value & ~(alignment - 1); }
+
 /// A whole instance. Invariant (checked by the planner, reported as an error):
 /// fixed blocks never overlap each other while live.
 struct BlockProblem {

@@ -10,8 +10,6 @@ namespace {
 
 constexpr uint32_t kSectionTag = 0x80000000u;
 
-Offset AlignUp(Offset value, Bytes alignment) { return (value + alignment - 1) & ~(alignment - 1); }
-
 /// A number in [0, 1) from a splitmix64 stream: the same on every platform.
 double UnitRandom(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -43,7 +41,7 @@ CapacitySearch::CapacitySearch(const BlockProblem& problem)
   slot_.assign(slots, 0);
   for (uint32_t b = 0; b < n; ++b) {
     size_[b] = problem.blocks[sweep_.free[b]].size;
-    padded_size_[b] = AlignUp(size_[b], alignment_);
+    padded_size_[b] = RoundUpToAlignment(size_[b], alignment_);
     for (uint32_t s = sweep_.section_begin[b]; s < sweep_.section_end[b]; ++s) {
       initial_total_[s] += size_[b];
       initial_padded_[s] += padded_size_[b];
@@ -290,14 +288,14 @@ SearchOutcome CapacitySearch::SearchSplit(const Partition& part, std::vector<uin
 }
 
 Offset CapacitySearch::LowestFreeOffset(uint32_t b, Offset from) const {
-  Offset offset = AlignUp(from, alignment_);
+  Offset offset = RoundUpToAlignment(from, alignment_);
   // Obstacles are sorted by begin; a bump past one can only run into a later
   // one, so one pass repeated until nothing moves suffices (usually none).
   for (bool moved = true; moved;) {
     moved = false;
     for (const FixedSpan& fixed : sweep_.obstacles[b]) {
       if (fixed.begin < offset + size_[b] && offset < fixed.end) {
-        offset = AlignUp(fixed.end, alignment_);
+        offset = RoundUpToAlignment(fixed.end, alignment_);
         moved = true;
       }
     }
@@ -345,7 +343,8 @@ bool CapacitySearch::SectionsFit(const Partition& part, Offset offset) const {
     if (fixed_above == 0 && alignment_ > 1) {
       // Unplaced blocks start aligned, so each but the topmost also takes
       // its padding: the next one cannot start before the next multiple.
-      needed = AlignUp(floor, alignment_) + std::max(total_[s], padded_[s] - (alignment_ - 1));
+      needed = RoundUpToAlignment(floor, alignment_) +
+               std::max(total_[s], padded_[s] - (alignment_ - 1));
     }
     if (needed > capacity_) return false;
   }
@@ -357,7 +356,7 @@ void CapacitySearch::Place(uint32_t b, Offset offset, const Partition& part,
   offset_[b] = offset;
   deepest_ = std::max(deepest_, ++depth_);
   const Offset top = offset + size_[b];
-  const Offset aligned_top = AlignUp(top, alignment_);
+  const Offset aligned_top = RoundUpToAlignment(top, alignment_);
   for (uint32_t s = sweep_.section_begin[b]; s < sweep_.section_end[b]; ++s) {
     if (floor_[s] < top) {
       undo_.push_back({s | kSectionTag, floor_[s]});

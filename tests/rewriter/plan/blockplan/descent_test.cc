@@ -122,6 +122,42 @@ TEST(SearchDescending, MoreStepsNeverGiveALargerHeightOnSuiteInstanceD) {
   }
 }
 
+TEST(SearchDescending, AimsOnlyAtHeightsThatAlignToASmallerArena) {
+  // 1,000 and 265 bytes live together, offsets multiples of 16: the bound
+  // is 1,265 and the greedy start 1,273 (265 at 1,008). Both align up to
+  // 1,280, so no height in between makes a smaller aligned arena: the
+  // descent spends nothing (it used to try 1,265-1,272 byte by byte).
+  BlockProblem problem;
+  problem.alignment = 16;
+  problem.blocks = {Free("a", 0, 10, 1000), Free("b", 0, 10, 265)};
+  BlockSolution best = GreedyStart(problem);
+  ASSERT_EQ(best.height, 1273u);
+  const Bytes bound = BlockLowerBound(problem.blocks);
+  ASSERT_EQ(bound, 1265u);
+  Bytes proven_low = bound;
+  CapacitySearch search(problem);
+  StepBudget budget(1'000'000'000, std::nullopt);
+  SearchDescending(search, problem, bound, DescentOptions{}, &budget, &best, &proven_low);
+  EXPECT_EQ(budget.used(), 0u);
+  EXPECT_EQ(best.height, 1273u);
+
+  // With 260 bytes the bound is 1,260 (aligned: 1,264) and the greedy
+  // start 1,268 (aligned: 1,280), so 1,264 is worth aiming at: it is tried
+  // and proven out of reach (1,268 is the best: 260 at 1,008, or 1,000 at
+  // 272 for 1,272), and the descent stops there.
+  problem.blocks[1].size = 260;
+  best = GreedyStart(problem);
+  ASSERT_EQ(best.height, 1268u);
+  proven_low = BlockLowerBound(problem.blocks);
+  CapacitySearch again(problem);
+  StepBudget more(1'000'000'000, std::nullopt);
+  SearchDescending(again, problem, proven_low, DescentOptions{}, &more, &best, &proven_low);
+  EXPECT_GT(more.used(), 0u);
+  EXPECT_LT(more.used(), 1'000'000u);
+  EXPECT_EQ(best.height, 1268u);
+  EXPECT_GT(proven_low, 1264u);
+}
+
 TEST(SearchDescending, ACapacityProvenOutOfReachEndsTheSearch) {
   // A capacity below what is live at one instant: the first run at it
   // proves it unreachable and the search stops there, long before the
