@@ -11,7 +11,7 @@
 #
 # Usage: tests/bench/plan_scaling.sh BUILD_DIR [BUILD_DIR...] (default build-bench)
 #        LAYERS="128 256 512 1024" (default), REPS=N (default 1),
-#        DEEP_LAYERS=2273 (default; 50,011 planned tensors per method; 0: skip).
+#        DEEP_LAYERS=1316 (default; 50,019 planned tensors per method; 0: skip).
 # Every BUILD_DIR needs tools/pteshare; programs are made by the first one's
 # tools/pte-synth, so every build plans the same bytes.
 set -euo pipefail
@@ -21,7 +21,7 @@ BUILDS=("$@")
 [[ ${#BUILDS[@]} -gt 0 ]] || BUILDS=("$ROOT/build-bench")
 LAYERS=${LAYERS:-128 256 512 1024}
 REPS=${REPS:-1}
-DEEP_LAYERS=${DEEP_LAYERS:-2273}
+DEEP_LAYERS=${DEEP_LAYERS:-1316}
 for build in "${BUILDS[@]}"; do
   [[ -x $build/tools/pteshare ]] || { echo "plan_scaling: $build/tools/pteshare not built" >&2; exit 2; }
 done
