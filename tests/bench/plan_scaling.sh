@@ -11,7 +11,7 @@
 #
 # Usage: tests/bench/plan_scaling.sh BUILD_DIR [BUILD_DIR...] (default build-bench)
 #        LAYERS="128 256 512 1024" (default), REPS=N (default 1),
-#        DEEP_LAYERS=2273 (default; 50,011 planned tensors per method; 0: skip).
+#        DEEP_LAYERS=1316 (default; 50,019 planned tensors per method; 0: skip).
 # Every BUILD_DIR needs tools/pteshare; programs are made by the first one's
 # tools/pte-synth, so every build plans the same bytes.
 set -euo pipefail
@@ -21,7 +21,7 @@ BUILDS=("$@")
 [[ ${#BUILDS[@]} -gt 0 ]] || BUILDS=("$ROOT/build-bench")
 LAYERS=${LAYERS:-128 256 512 1024}
 REPS=${REPS:-1}
-DEEP_LAYERS=${DEEP_LAYERS:-2273}
+DEEP_LAYERS=${DEEP_LAYERS:-1316}
 for build in "${BUILDS[@]}"; do
   [[ -x $build/tools/pteshare ]] || { echo "plan_scaling: $build/tools/pteshare not built" >&2; exit 2; }
 done
@@ -58,10 +58,18 @@ label() {
   echo "$name"
 }
 
-declare -A cpu
+# Planned tensors per method of FILE, as `plan` counts them (each distinct
+# count once, comma-grouped as plan prints them).
+planned_per_method() {
+  "${BUILDS[0]}/tools/pteshare" plan "$1" --share-auto |
+    awk '/planned tensors move/ { print $(NF - 3) }' | sort -un | paste -sd ' '
+}
+
+declare -A cpu tensors
 for layers in $LAYERS; do
   file=$WORK/llm$layers.pte
   "$SYNTH" llm --layers "$layers" --named -o "$file" >/dev/null
+  tensors[$layers]=$(planned_per_method "$file")
   for build in "${BUILDS[@]}"; do
     cpu[$build,$layers]=$(median_cpu "$build/tools/pteshare" plan "$file" --share-auto)
     echo "plan_scaling: $(label "$build"), $layers layers: ${cpu[$build,$layers]} CPU s" >&2
@@ -72,14 +80,14 @@ done
 exponent() { awk -v a="$1" -v b="$2" -v n="$3" -v m="$4" \
   'BEGIN { if (a > 0 && b > 0) printf "%.2f", log(b / a) / log(m / n); else print "-" }'; }
 
-printf '| layers |'
+printf '| layers | planned tensors per method |'
 for build in "${BUILDS[@]}"; do printf ' %s CPU s | exponent |' "$(label "$build")"; done
-printf '\n|---:|'
+printf '\n|---:|---:|'
 for build in "${BUILDS[@]}"; do printf -- '---:|---:|'; done
 printf '\n'
 previous=
 for layers in $LAYERS; do
-  printf '| %s |' "$layers"
+  printf '| %s | %s |' "$layers" "${tensors[$layers]}"
   for build in "${BUILDS[@]}"; do
     e=-
     [[ -n $previous ]] && e=$(exponent "${cpu[$build,$previous]}" "${cpu[$build,$layers]}" "$previous" "$layers")
@@ -98,11 +106,9 @@ done
 if [[ $DEEP_LAYERS != 0 ]]; then
   file=$WORK/llm$DEEP_LAYERS.pte
   "$SYNTH" llm --layers "$DEEP_LAYERS" --named -o "$file" >/dev/null
-  # Planned tensors per method, as `plan` counts them.
-  tensors=$("${BUILDS[0]}/tools/pteshare" plan "$file" --share-auto |
-    awk '/planned tensors move/ { print $(NF - 3) }' | sort -un | tr '\n' ' ')
+  deep_tensors=$(planned_per_method "$file")
   for build in "${BUILDS[@]}"; do
-    echo "$(label "$build"): $DEEP_LAYERS layers (planned tensors per method: ${tensors% }):" \
+    echo "$(label "$build"): $DEEP_LAYERS layers (planned tensors per method: $deep_tensors):" \
       "plan $(median_cpu "$build/tools/pteshare" plan "$file" --share-auto) CPU s"
   done
 fi

@@ -253,7 +253,8 @@ void BM_VerifyResidualChain(benchmark::State& state) {
 BENCHMARK(BM_VerifyResidualChain)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 
 // Issue 14's scale: a `pte-synth llm --named` deep enough that each method
-// plans 50,000 tensors or more (2,273 layers: 50,011), every KV cache
+// plans 50,000 tensors or more (1,316 layers: 50,019, since pte-synth
+// writes aten operators as the exporter does), every KV cache
 // shared (--share-auto), strategy best; one iteration is MakePlan and
 // VerifyPlan of both methods. The target: within 2 s CPU.
 void BM_PlanAndVerifyDeepLlm(benchmark::State& state) {
@@ -283,7 +284,7 @@ void BM_PlanAndVerifyDeepLlm(benchmark::State& state) {
   Report(state, last);
   state.counters["violations"] = static_cast<double>(violations);
 }
-BENCHMARK(BM_PlanAndVerifyDeepLlm)->Arg(2273)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_PlanAndVerifyDeepLlm)->Arg(1316)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace pteshare
