@@ -8,6 +8,7 @@
 
 #include "rewriter/base/grouped.h"
 #include "rewriter/plan/front_region.h"
+#include "rewriter/plan/input_lifetimes.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/relocate.h"
 #include "rewriter/plan/replan.h"
@@ -316,7 +317,7 @@ Status CheckInputPlacements(const ProgramView& view) {
 }
 
 Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
-                            const PlanOptions& options) {
+                            const PlanOptions& options, InputLifetimes* input_lifetimes) {
   Status placements = CheckInputPlacements(view);
   if (!placements.ok()) return placements.error();
   if (options.alignment != 0 && (options.alignment & (options.alignment - 1)) != 0) {
@@ -409,7 +410,10 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
     std::optional<MethodReplan> replanned;
     std::vector<uint64_t> lower_bounds;
     if (run_replan) {
-      MethodLifetimes lifetimes = ComputeLifetimes(method, SharedValues(method, input.shared));
+      MethodLifetimes computed;
+      const MethodLifetimes& lifetimes =
+          LifetimesOf(input_lifetimes, method, SharedValues(method, input.shared),
+                      LowerBound::kCompute, &computed);
       if (!lifetimes.too_complex.empty()) {
         return Error{"method " + method.name + ": " + lifetimes.too_complex};
       }

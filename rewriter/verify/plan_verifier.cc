@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "rewriter/base/grouped.h"
+#include "rewriter/plan/input_lifetimes.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/live_overlaps.h"
 #include "rewriter/program/instruction_effects.h"
@@ -19,8 +20,9 @@ namespace {
 
 class Checker {
  public:
-  Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
-      : view_(view), shared_(shared), plan_(plan) {
+  Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan,
+          InputLifetimes* lifetimes)
+      : view_(view), shared_(shared), plan_(plan), lifetimes_(lifetimes) {
     // Each buffer's slot and the arena holding it, found once by the name
     // and the arena the buffer comes from.
     std::map<std::pair<uint32_t, std::string>, std::pair<const FrontSlot*, const FrontRegion*>>
@@ -289,8 +291,9 @@ class Checker {
   // in the input, at the same relative offset.
   void CheckLiveOverlaps(const MethodPlan& m) {
     const MethodView& in = view_.methods[m.method_index];
-    const MethodLifetimes lifetimes =
-        ComputeLifetimes(in, SharedValues(in, shared_), LowerBound::kSkip);
+    MethodLifetimes computed;
+    const MethodLifetimes& lifetimes =
+        LifetimesOf(lifetimes_, in, SharedValues(in, shared_), LowerBound::kSkip, &computed);
     if (!lifetimes.too_complex.empty()) {
       Fail(Invariant::kOverlapsKept,
            "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
@@ -401,6 +404,7 @@ class Checker {
   const ProgramView& view_;
   const SharedBufferSet& shared_;
   const Plan& plan_;
+  InputLifetimes* lifetimes_;  // may be null: computed per method
   std::vector<PlanViolation> violations_;
   /// Indexed like shared_.buffers.
   std::vector<const FrontSlot*> slot_of_buffer_;
@@ -416,8 +420,8 @@ class Checker {
 }  // namespace
 
 std::vector<PlanViolation> VerifyPlan(const ProgramView& view, const SharedBufferSet& shared,
-                                      const Plan& plan) {
-  return Checker(view, shared, plan).Run();
+                                      const Plan& plan, InputLifetimes* lifetimes) {
+  return Checker(view, shared, plan, lifetimes).Run();
 }
 
 }  // namespace pteshare
