@@ -298,18 +298,19 @@ Status CheckInputPlacements(const ProgramView& view) {
     for (const TensorValue& t : method.tensors) {
       if (!t.planned) continue;
       const Placement& p = t.placement;
-      const std::string label = ValueLabel(method, t.value_index);
       const Arena* arena = method.arena(p.memory_id);
       if (arena == nullptr) {
-        return Error{label + ": memory_id " + std::to_string(p.memory_id) +
-                     " is not an arena of the method (it has " +
+        return Error{ValueLabel(method, t.value_index) + ": memory_id " +
+                     std::to_string(p.memory_id) + " is not an arena of the method (it has " +
                      std::to_string(method.arenas.size()) + ")"};
       }
       uint64_t end = 0;
       if (__builtin_add_overflow(p.offset, p.nbytes, &end) || (t.nbytes > 0 && end > arena->size)) {
-        return Error{label + ": offset " + Grouped(p.offset) + " + " + Grouped(p.nbytes) +
-                     " bytes > arena " + std::to_string(p.memory_id) + " size " +
-                     Grouped(arena->size)};
+        // The label only for the message: built for every tensor, it cost
+        // more than the check.
+        return Error{ValueLabel(method, t.value_index) + ": offset " + Grouped(p.offset) + " + " +
+                     Grouped(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
+                     " size " + Grouped(arena->size)};
       }
     }
   }
