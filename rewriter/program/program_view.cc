@@ -24,8 +24,12 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
   value.value_index = value_index;
   value.scalar_type = static_cast<int8_t>(tensor.scalar_type());
   value.dynamism = static_cast<TensorDynamism>(tensor.shape_dynamism());
-  if (const auto* sizes = tensor.sizes()) value.sizes.assign(sizes->begin(), sizes->end());
-  if (const auto* order = tensor.dim_order()) value.dim_order.assign(order->begin(), order->end());
+  if (const auto* sizes = tensor.sizes()) {
+    value.sizes =
+        StoredArray<int32_t>(reinterpret_cast<const uint8_t*>(sizes->Data()), sizes->size());
+  }
+  if (const auto* order = tensor.dim_order())
+    value.dim_order = StoredArray<uint8_t>(order->Data(), order->size());
 
   fb::Nbytes nbytes = fb::TensorNbytes(tensor);
   switch (nbytes.status) {

@@ -21,6 +21,7 @@
 #include "rewriter/base/result.h"
 #include "rewriter/program/instruction_effects.h"
 #include "rewriter/program/pte_layout.h"
+#include "rewriter/program/stored_array.h"
 
 namespace pteshare {
 
@@ -58,9 +59,10 @@ struct TensorValue {
   uint32_t value_index = 0;
   int8_t scalar_type = 0;
   TensorDynamism dynamism = TensorDynamism::kStatic;
-  /// As stored: sizes and dim order (empty where the table has none).
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> dim_order;
+  /// As stored: sizes and dim order (empty where the table has none), in
+  /// the file's bytes (stored_array.h), like `name`.
+  StoredArray<int32_t> sizes;
+  StoredArray<uint8_t> dim_order;
   /// product(sizes) x element size (the upper bound for DYNAMIC_BOUND).
   uint64_t nbytes = 0;
   /// Memory-planned: has allocation_info and is not DYNAMIC_UNBOUND.
