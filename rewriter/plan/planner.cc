@@ -220,26 +220,46 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
 // plus what is live at one moment besides the shared buffers and their
 // groups. Not the block planner's bound: its blocks round groups out to the
 // alignment.
+//
+// Each arena's bound is swept once, over the tensors it counts: an arena
+// with a front or that buffers leave counts what is live besides the
+// buffers' groups, any other all of its tensors (the lifetimes' own bound,
+// which the lifetimes are therefore asked without).
 std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetimes& lifetimes,
                                   const SharedBufferSet& shared,
                                   const std::vector<FrontRegion>& fronts) {
-  std::vector<uint64_t> bounds = lifetimes.lower_bound;
+  const size_t arenas = method.arenas.size();
   std::vector<bool> in_front(lifetimes.groups.size(), false);
   for (uint32_t v : SharedValues(method, shared)) {
     if (v < lifetimes.group_of.size() && lifetimes.group_of[v] >= 0) {
       in_front[static_cast<size_t>(lifetimes.group_of[v])] = true;
     }
   }
-  const std::vector<uint64_t> besides = PeakLiveBytesPerArena(method, lifetimes, in_front);
+  std::vector<bool> left(arenas, false);   // an arena the buffers leave (Layout::kArena)
+  std::vector<bool> front(arenas, false);  // an arena with a front the method uses
   for (const FrontRegion& f : fronts) {
-    for (const FrontSlot& s : f.slots) {  // an arena the buffers leave (Layout::kArena)
+    for (const FrontSlot& s : f.slots) {
       const size_t i = s.source_memory_id - 1;
-      if (s.source_memory_id != f.memory_id && i < bounds.size()) bounds[i] = besides[i];
+      if (s.source_memory_id != f.memory_id && i < arenas) left[i] = true;
     }
+    const size_t i = f.memory_id - 1;
+    if (i < arenas && UsesArena(method, f.memory_id)) front[i] = true;
+  }
+  std::vector<bool> counts_besides(arenas), counts_all(arenas);
+  for (size_t i = 0; i < arenas; ++i) {
+    counts_besides[i] = left[i] || front[i];
+    counts_all[i] = !counts_besides[i];
+  }
+  const std::vector<uint64_t> all = PeakLiveBytesPerArena(method, lifetimes, {}, counts_all);
+  const std::vector<uint64_t> besides =
+      PeakLiveBytesPerArena(method, lifetimes, in_front, counts_besides);
+  std::vector<uint64_t> bounds(arenas, 0);
+  for (size_t i = 0; i < arenas; ++i) {
+    bounds[i] = counts_all[i] ? all[i] : besides[i];
   }
   for (const FrontRegion& f : fronts) {
     const size_t i = f.memory_id - 1;
-    if (i < bounds.size() && UsesArena(method, f.memory_id)) bounds[i] = f.size + besides[i];
+    if (i < arenas && front[i]) bounds[i] = f.size + besides[i];
   }
   // A new state arena holds its front; the empty arenas before it nothing.
   bounds.resize(ArenaCountAfter(method, fronts), 0);
@@ -414,7 +434,7 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
       MethodLifetimes computed;
       const MethodLifetimes& lifetimes =
           LifetimesOf(input_lifetimes, method, SharedValues(method, input.shared),
-                      LowerBound::kCompute, &computed);
+                      LowerBound::kSkip, &computed);
       if (!lifetimes.too_complex.empty()) {
         return Error{"method " + method.name + ": " + lifetimes.too_complex};
       }
