@@ -1,9 +1,11 @@
 #include "rewriter/patch/patcher.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "program_fields.h"
 #include "rewriter/patch/appended_tables.h"
@@ -126,11 +128,11 @@ uint8_t StoredFields(const fb::AllocationDetails& table) {
   return stored;
 }
 
-// Writes of the fields that differ between the table's value and `next`,
-// which it can hold (table_reuse.h): an absent field reads as 0, so a field
-// that must change is stored.
-std::vector<ByteOverwrite> FieldWrites(std::span<const uint8_t> file, const TableUses& entry,
-                                       AllocationValue next) {
+// Appends to `writes` the writes of the fields that differ between the
+// table's value and `next`, which it can hold (table_reuse.h): an absent
+// field reads as 0, so a field that must change is stored. Returns how many.
+size_t AddFieldWrites(std::span<const uint8_t> file, const TableUses& entry, AllocationValue next,
+                      std::vector<ByteOverwrite>* writes) {
   struct Field {
     voffset_t id;
     uint32_t now, next;
@@ -140,13 +142,14 @@ std::vector<ByteOverwrite> FieldWrites(std::span<const uint8_t> file, const Tabl
       {fb::AllocationDetails::VT_MEMORY_OFFSET_LOW, entry.current.low(), next.low()},
       {fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH, entry.current.high(), next.high()},
   };
-  std::vector<ByteOverwrite> writes;
+  size_t added = 0;
   for (const Field& f : fields) {
     if (f.now == f.next) continue;
     const uint8_t* at = AsTable(entry.table).GetAddressOf(f.id);
-    writes.push_back({OffsetIn(file, at), U32Bytes(f.next)});
+    writes->push_back({OffsetIn(file, at), U32Bytes(f.next)});
+    ++added;
   }
-  return writes;
+  return added;
 }
 
 // Every distinct vtable of the program's AllocationDetails tables that
@@ -199,13 +202,14 @@ Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& lay
                    ", which would drop or misattribute that field; refusing"};
     }
   }
-  const AppendedTables appended =
+  AppendedTables appended =
       BuildAppendedTables(patch.old_program_size, assignment.appended,
                           ReusableVtables(file.first(layout.program_size), tables));
+  patch.overwrites.reserve(patch.overwrites.size() + kAllocationDetailsFields * slots.size() +
+                           references.size());
   for (size_t t = 0; t < slots.size(); ++t) {
-    std::vector<ByteOverwrite> writes = FieldWrites(file, *entries[t], assignment.final_value[t]);
-    patch.fields_overwritten += writes.size();
-    patch.overwrites.insert(patch.overwrites.end(), writes.begin(), writes.end());
+    patch.fields_overwritten +=
+        AddFieldWrites(file, *entries[t], assignment.final_value[t], &patch.overwrites);
   }
   for (size_t r = 0; r < references.size(); ++r) {
     const std::optional<size_t> target = assignment.target[r];
@@ -217,7 +221,7 @@ Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& lay
   }
   patch.tables_appended = assignment.appended.size();
   patch.tables_taken_over = assignment.tables_taken_over;
-  patch.appended = appended.bytes;
+  patch.appended = std::move(appended.bytes);
   return Status::Ok();
 }
 
@@ -278,11 +282,14 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
                               const std::vector<TensorName>& names) {
   std::vector<uint8_t> flat(patch.new_program_size, 0);
   std::copy_n(file.begin(), std::min<uint64_t>(file.size(), flat.size()), flat.begin());
-  for (const ByteOverwrite& w : patch.AllWrites()) {
-    if (w.offset >= flat.size()) continue;  // header of the segments, or past the program
-    const size_t n = std::min<uint64_t>(w.bytes.size(), flat.size() - w.offset);
-    std::copy_n(w.bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(w.offset));
-  }
+  auto apply = [&](uint64_t offset, const std::vector<uint8_t>& bytes) {
+    if (offset >= flat.size()) return;  // header of the segments, or past the program
+    const size_t n = std::min<uint64_t>(bytes.size(), flat.size() - offset);
+    std::copy_n(bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(offset));
+  };
+  // As AllWrites lists them, without copying them into one list.
+  for (const ByteOverwrite& w : patch.overwrites) apply(w.offset, w.bytes);
+  if (!patch.appended.empty()) apply(patch.old_program_size, patch.appended);
   const Error refused{
       "this file's FlatBuffers objects overlap, so the patch would also change "
       "other data (a non-canonical or damaged file); refusing before writing"};
@@ -339,6 +346,20 @@ std::vector<ByteOverwrite> PatchSet::AllWrites() const {
 
 namespace {
 
+// Sorts `writes` by offset (equal offsets in the order given). Sorted as
+// (offset, position) keys, then moved into place once: sorting the writes
+// themselves moved each one's byte vector about log n times.
+void SortByOffset(std::vector<ByteOverwrite>* writes) {
+  std::vector<std::pair<uint64_t, size_t>> keys;
+  keys.reserve(writes->size());
+  for (size_t i = 0; i < writes->size(); ++i) keys.emplace_back((*writes)[i].offset, i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<ByteOverwrite> sorted;
+  sorted.reserve(writes->size());
+  for (const auto& key : keys) sorted.push_back(std::move((*writes)[key.second]));
+  *writes = std::move(sorted);
+}
+
 // The patch as plain data, before its bytes are checked against their
 // owners: every error here means this plan cannot be patched in.
 // `name_references`: the EValue offsets --write-names repoints.
@@ -369,9 +390,10 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
       return copies.error();
     }
     patch.appended.insert(patch.appended.end(), copies->bytes.begin(), copies->bytes.end());
-    patch.overwrites.insert(patch.overwrites.end(), copies->overwrites.begin(),
-                            copies->overwrites.end());
     for (const ByteOverwrite& w : copies->overwrites) name_references.insert(w.offset);
+    patch.overwrites.insert(patch.overwrites.end(),
+                            std::make_move_iterator(copies->overwrites.begin()),
+                            std::make_move_iterator(copies->overwrites.end()));
     patch.names_written = names.size();
   }
 
@@ -379,8 +401,9 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
       BuildGrownArenaVectors(file, view, plan, patch.old_program_size + patch.appended.size());
   if (!grown.ok()) return grown.error();
   patch.appended.insert(patch.appended.end(), grown->bytes.begin(), grown->bytes.end());
-  patch.overwrites.insert(patch.overwrites.end(), grown->overwrites.begin(),
-                          grown->overwrites.end());
+  patch.overwrites.insert(patch.overwrites.end(),
+                          std::make_move_iterator(grown->overwrites.begin()),
+                          std::make_move_iterator(grown->overwrites.end()));
   patch.arena_vectors_appended = grown->vectors_appended;
 
   Status sizes = AddArenaSizeWrites(file, view, plan, patch);
@@ -392,8 +415,7 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
                  std::to_string(FLATBUFFERS_MAX_BUFFER_SIZE)};
   }
 
-  std::sort(patch.overwrites.begin(), patch.overwrites.end(),
-            [](const ByteOverwrite& a, const ByteOverwrite& b) { return a.offset < b.offset; });
+  SortByOffset(&patch.overwrites);
   for (size_t i = 1; i < patch.overwrites.size(); ++i) {
     if (patch.overwrites[i].offset < patch.overwrites[i - 1].end()) {
       return Error{"internal error: two patches overlap at offset " +
@@ -423,6 +445,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   // Only the parts around the bytes written are kept: the same answers for
   // those bytes at a fraction of the memory of a whole map.
   std::vector<ByteRange> written;
+  written.reserve(patch.overwrites.size());
   for (const ByteOverwrite& w : patch.overwrites) written.push_back({w.offset, w.end()});
   const ByteOwnership ownership =
       ByteOwnership::MapAround(file.first(layout.program_size), layout, std::move(written));
