@@ -11,20 +11,10 @@ bool VisitedObjects::InsertOther(uint64_t at, const void* kind) {
   return others_.insert({at, kind}).second;
 }
 
-uint8_t VisitedObjects::Number(const void* kind) {
-  uint8_t number = kNoNumber;
-  for (size_t i = 0; i < kinds_.size(); ++i) {
-    if (kinds_[i] == kind) {
-      number = static_cast<uint8_t>(i + 1);
-      break;
-    }
-  }
-  if (number == kNoNumber && kinds_.size() + 1 < kNoNumber) {
-    kinds_.push_back(kind);
-    number = static_cast<uint8_t>(kinds_.size());
-  }
-  recent_[RecentSlot(kind)] = {kind, number};
-  return number;
+uint8_t VisitedObjects::Number(const void* kind, size_t slot) {
+  if (numbers_used_ + 1 >= kNoNumber) return kNoNumber;  // kept out: the table stays half empty
+  numbered_[slot] = {kind, static_cast<uint8_t>(++numbers_used_)};
+  return numbered_[slot].number;
 }
 
 }  // namespace pteshare

@@ -42,32 +42,35 @@ class VisitedObjects {
 
  private:
   // A kind's number: 1 and up, kNoNumber when all are taken (the kind's
-  // pairs then go to the set).
+  // pairs then go to the set). Kinds are kept in an open-addressed table
+  // (at most half full), so a lookup is a hash and a probe or two whatever
+  // the kinds' addresses.
   static constexpr uint8_t kNoNumber = 255;
+  static constexpr size_t kSlots = 512;  // > 2 x the numbers
   uint8_t NumberOf(const void* kind) {
-    const Numbered& recent = recent_[RecentSlot(kind)];
-    return recent.kind == kind && recent.number != 0 ? recent.number : Number(kind);
+    for (size_t slot = SlotOf(kind);; slot = (slot + 1) % kSlots) {
+      const Numbered& entry = numbered_[slot];
+      if (entry.kind == kind) return entry.number;
+      if (entry.kind == nullptr) return Number(kind, slot);
+    }
   }
-  static size_t RecentSlot(const void* kind) {
-    const auto address = reinterpret_cast<uintptr_t>(kind);
-    return (address ^ (address >> 6) ^ (address >> 12)) % kRecent;
+  static size_t SlotOf(const void* kind) {
+    // Fibonacci hashing: the high bits of the product mix every bit.
+    const uint64_t address = reinterpret_cast<uintptr_t>(kind);
+    return static_cast<size_t>((address * 0x9E3779B97F4A7C15u) >> 55) % kSlots;
   }
-  // NumberOf's search of every kind, numbering a new one.
-  uint8_t Number(const void* kind);
+  // Numbers a kind not seen yet, at its free `slot`.
+  uint8_t Number(const void* kind, size_t slot);
   bool InsertOther(uint64_t at, const void* kind);
 
   /// Per 4-byte slot: the number of the first kind visited there, 0: none.
   std::vector<uint8_t> first_kind_;
-  /// Kind numbered n at [n - 1].
-  std::vector<const void*> kinds_;
-  /// Recently numbered kinds by a hash of the address: a walk alternates
-  /// among a few, so most visits find theirs here, not in kinds_.
   struct Numbered {
     const void* kind = nullptr;
     uint8_t number = 0;
   };
-  static constexpr size_t kRecent = 64;
-  std::array<Numbered, kRecent> recent_{};
+  std::array<Numbered, kSlots> numbered_{};
+  size_t numbers_used_ = 0;
   /// Pairs at odd offsets, second kinds at a slot, kinds past the numbers.
   std::set<std::pair<uint64_t, const void*>> others_;
 };
