@@ -300,23 +300,34 @@ class Checker {
       return;
     }
     // As in CheckOverlapsPreserved: moves alike in life, before and after
-    // are checked once.
-    std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
-    std::set<std::tuple<int64_t, int64_t, uint64_t, uint64_t, uint64_t>> seen;
-    for (const TensorMove& move : m.moves) {
+    // are checked once, the first of them. Found by sorting their keys (with
+    // the move's position, so the first sorts first), not by a set of keys:
+    // a node per move.
+    using Alike = std::tuple<int64_t, int64_t, uint64_t, uint64_t, uint64_t>;
+    std::vector<std::pair<Alike, size_t>> keys;
+    keys.reserve(m.moves.size());
+    for (size_t k = 0; k < m.moves.size(); ++k) {
+      const TensorMove& move = m.moves[k];
       if (move.before.nbytes > 0 && move.value_index < lifetimes.group_of.size() &&
           lifetimes.group_of[move.value_index] >= 0) {
         const LiveRange& live = lifetimes.group_live(move.value_index);
-        if (!seen.insert({live.first, live.last, move.before.offset, move.before.nbytes,
-                          move.after.offset})
-                 .second) {
-          continue;
-        }
-        by_arena[move.after.memory_id].push_back(&move);
+        keys.push_back(
+            {{live.first, live.last, move.before.offset, move.before.nbytes, move.after.offset},
+             k});
       }
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<bool> checked(m.moves.size(), false);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (k == 0 || keys[k].first != keys[k - 1].first) checked[keys[k].second] = true;
+    }
+    std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
+    for (size_t k = 0; k < m.moves.size(); ++k) {
+      if (checked[k]) by_arena[m.moves[k].after.memory_id].push_back(&m.moves[k]);
     }
     for (const auto& [memory_id, moves] : by_arena) {
       std::vector<LiveRect> rects;
+      rects.reserve(moves.size());
       for (const TensorMove* move : moves) {
         const LiveRange& live = lifetimes.group_live(move->value_index);
         rects.push_back({live.first, live.last, move->after.offset, move->after.end()});
