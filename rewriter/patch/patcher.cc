@@ -35,11 +35,25 @@ struct TableUse {
   AllocationValue wanted;
 };
 
-// One AllocationDetails table and every Tensor that references it.
+// One AllocationDetails table and every Tensor that references it (its
+// uses, in TableList::uses).
 struct TableUses {
+  uint64_t offset = 0;  // the table's, in the file
   const fb::AllocationDetails* table = nullptr;
   AllocationValue current;
+  size_t first_use = 0;
+  size_t use_count = 0;
+};
+
+// Every table by offset, each one's uses in one vector grouped by table
+// (sorted once: not a map node and a vector per table).
+struct TableList {
+  std::vector<TableUses> tables;
   std::vector<TableUse> uses;
+
+  std::span<const TableUse> UsesOf(const TableUses& t) const {
+    return {uses.data() + t.first_use, t.use_count};
+  }
 };
 
 const flatbuffers::Table& AsTable(const void* generated) {
@@ -69,13 +83,21 @@ AllocationValue CurrentValue(const fb::AllocationDetails& table) {
 
 // Every Tensor with allocation_info, grouped by table. A tensor the plan
 // does not move (not planned: DYNAMIC_UNBOUND) wants what it has.
-Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> file,
-                                                       const ProgramView& view, const Plan& plan) {
+Result<TableList> CollectTableUses(std::span<const uint8_t> file, const ProgramView& view,
+                                   const Plan& plan) {
   if (plan.methods.size() != view.methods.size()) {
     return Error{"the plan has " + std::to_string(plan.methods.size()) +
                  " methods but the program has " + std::to_string(view.methods.size())};
   }
-  std::map<uint64_t, TableUses> tables;
+  // (table offset, order found, use): sorted, the uses of each table in
+  // the order found, as the tensors come.
+  struct Found {
+    uint64_t table_at;
+    size_t order;
+    const fb::AllocationDetails* table;
+    TableUse use;
+  };
+  std::vector<Found> found;
   const fb::Program& program = ProgramTable(file);
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
@@ -89,25 +111,23 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
       const fb::Tensor& tensor_table = TensorTable(program, method, tensor);
       const fb::AllocationDetails* table = tensor_table.allocation_info();
       if (table == nullptr) continue;
-      TableUses& entry = tables[OffsetIn(file, table)];
-      entry.table = table;
-      entry.current = CurrentValue(*table);
+      const AllocationValue current = CurrentValue(*table);
       TableUse use{
           OffsetIn(file, AsTable(&tensor_table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
-          entry.current};
+          current};
       if (const TensorMove* move = moves[tensor.value_index]) {
         ++planned_seen;
         const Placement& before = move->before;
-        if (before.memory_id != entry.current.memory_id || before.offset != entry.current.offset) {
+        if (before.memory_id != current.memory_id || before.offset != current.offset) {
           return Error{ValueLabel(method.name, tensor.value_index) +
                        ": the plan starts from arena " + std::to_string(before.memory_id) +
                        " offset " + std::to_string(before.offset) + " but the file says arena " +
-                       std::to_string(entry.current.memory_id) + " offset " +
-                       std::to_string(entry.current.offset)};
+                       std::to_string(current.memory_id) + " offset " +
+                       std::to_string(current.offset)};
         }
         use.wanted = {move->after.memory_id, move->after.offset};
       }
-      entry.uses.push_back(std::move(use));
+      found.push_back({OffsetIn(file, table), found.size(), table, use});
     }
     if (planned_seen != method_plan.moves.size()) {
       return Error{"method " + method.name + ": the plan moves " +
@@ -115,7 +135,19 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
                    std::to_string(planned_seen) + " of them have allocation info"};
     }
   }
-  return tables;
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.table_at != b.table_at ? a.table_at < b.table_at : a.order < b.order;
+  });
+  TableList list;
+  list.uses.reserve(found.size());
+  for (const Found& f : found) {
+    if (list.tables.empty() || list.tables.back().offset != f.table_at) {
+      list.tables.push_back({f.table_at, f.table, CurrentValue(*f.table), list.uses.size(), 0});
+    }
+    list.uses.push_back(f.use);
+    ++list.tables.back().use_count;
+  }
+  return list;
 }
 
 // The AllocationField mask of what `table` stores.
@@ -155,10 +187,10 @@ size_t AddFieldWrites(std::span<const uint8_t> file, const TableUses& entry, All
 // Every distinct vtable of the program's AllocationDetails tables that
 // appended tables may share, by offset.
 std::vector<ExistingVtable> ReusableVtables(std::span<const uint8_t> program,
-                                            const std::map<uint64_t, TableUses>& tables) {
+                                            const TableList& tables) {
   std::map<uint64_t, ExistingVtable> found;
-  for (const auto& [offset, entry] : tables) {
-    if (auto vtable = ReusableVtable(program, offset)) found.emplace(vtable->offset, *vtable);
+  for (const TableUses& entry : tables.tables) {
+    if (auto vtable = ReusableVtable(program, entry.offset)) found.emplace(vtable->offset, *vtable);
   }
   std::vector<ExistingVtable> vtables;
   for (const auto& [offset, vtable] : found) vtables.push_back(vtable);
@@ -174,17 +206,19 @@ constexpr int kAllocationDetailsFields = 3;
 // others (unknown_fields.h): an assignment that would repoint one is
 // refused, `*bad_input` set.
 Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layout,
-                             const std::map<uint64_t, TableUses>& tables, PatchSet& patch,
-                             bool* bad_input) {
+                             const TableList& tables, PatchSet& patch, bool* bad_input) {
   std::vector<const TableUses*> entries;
   std::vector<TableSlot> slots;
   std::vector<TableReference> references;
-  for (const auto& [offset, entry] : tables) {
-    for (const TableUse& use : entry.uses) {
+  entries.reserve(tables.tables.size());
+  slots.reserve(tables.tables.size());
+  references.reserve(tables.uses.size());
+  for (const TableUses& entry : tables.tables) {
+    for (const TableUse& use : tables.UsesOf(entry)) {
       references.push_back({use.reference_at, slots.size(), use.wanted});
     }
     entries.push_back(&entry);
-    slots.push_back({offset, StoredFields(*entry.table), entry.current});
+    slots.push_back({entry.offset, StoredFields(*entry.table), entry.current});
   }
   const TableAssignment assignment = AssignTables(slots, references);
   for (size_t r = 0; r < references.size(); ++r) {
@@ -377,7 +411,7 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
   patch.old_file_size = layout.file_size;
   patch.old_program_size = layout.program_size;
 
-  Result<std::map<uint64_t, TableUses>> tables = CollectTableUses(file, view, plan);
+  Result<TableList> tables = CollectTableUses(file, view, plan);
   if (!tables.ok()) return tables.error();
 
   Status assigned = AssignAndAppendTables(file, layout, *tables, patch, bad_input);
