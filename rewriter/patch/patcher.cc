@@ -328,7 +328,8 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
       "this file's FlatBuffers objects overlap, so the patch would also change "
       "other data (a non-canonical or damaged file); refusing before writing"};
   if (!verify_bounded::Verify(flat.data(), flat.size(), fb::VerifyProgramBuffer)) return refused;
-  Result<ProgramView> after = ReadProgramView(*fb::GetProgram(flat.data()), view.layout);
+  Result<ProgramView> after =
+      ReadProgramView(*fb::GetProgram(flat.data()), view.layout, ViewEffects::kSkip);
   if (!after.ok() || after->methods.size() != view.methods.size()) return refused;
   std::set<std::pair<uint32_t, uint32_t>> named;  // (method, value) given a name
   for (const TensorName& n : names) named.insert({n.method_index, n.value_index});
