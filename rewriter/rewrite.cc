@@ -12,6 +12,7 @@
 #include "rewriter/patch/name_patch.h"
 #include "rewriter/patch/patched_bytes.h"
 #include "rewriter/patch/rewrite_check.h"
+#include "rewriter/plan/input_lifetimes.h"
 #include "rewriter/write/journal.h"
 #include "rewriter/write/writer.h"
 #include "rewriter/write/writer_lock.h"
@@ -200,16 +201,21 @@ Result<VerifiedPlan> PlanAndVerify(const ProgramView& view, ShareRequest share,
                                    const PlanOptions& options) {
   // Replanning alone shrinks arenas: sharing nothing is a valid request.
   share.allow_none = options.strategy != Strategy::kRelocate;
-  Result<PlanResult> planned = MakePlan(view, share, options);
+  // Each method's lifetimes are computed once, for replan and for the
+  // verifier (input_lifetimes.h says why that keeps the verifier
+  // independent), and for the other layout's plan and verification.
+  InputLifetimes lifetimes(view);
+  Result<PlanResult> planned = MakePlan(view, share, options, &lifetimes);
   if (!planned.ok()) return planned.error();
   VerifiedPlan verified;
   if (!planned->plan.limit_misses.empty()) {
     verified.planned = std::move(planned).value();
     return verified;  // no saving: nothing fits
   }
-  verified.violations = VerifyPlan(view, planned->shared, planned->plan);
+  verified.violations = VerifyPlan(view, planned->shared, planned->plan, &lifetimes);
   if (options.compare_layouts) {
-    verified.layouts = CompareLayouts(view, share, options, *planned, verified.violations);
+    verified.layouts =
+        CompareLayouts(view, share, options, *planned, verified.violations, &lifetimes);
   }
   verified.planned = std::move(planned).value();
   verified.saving = DescribeSaving(

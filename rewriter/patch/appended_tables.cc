@@ -1,7 +1,7 @@
 #include "rewriter/patch/appended_tables.h"
 
+#include <array>
 #include <cstring>
-#include <set>
 
 #include "wire.h"
 
@@ -92,13 +92,16 @@ std::optional<ExistingVtable> ReusableVtable(std::span<const uint8_t> program,
   if (shape.table_size < 4 || shape.table_size % 4 != 0 || shape.table_size > kMaxReusedTableSize) {
     return std::nullopt;
   }
-  std::set<uint16_t> seen;
+  // Field offsets taken, by at / 4 (below kMaxReusedTableSize): asked once
+  // per AllocationDetails table, so no set.
+  std::array<bool, kMaxReusedTableSize / 4> taken{};
   for (int f = 0; 4 + 2 * f < vtable_size; ++f) {
     const uint16_t at = LoadU16(vt + 4 + 2 * f);
     if (at == 0) continue;
-    if (at < 4 || at % 4 != 0 || at + 4 > shape.table_size || !seen.insert(at).second) {
+    if (at < 4 || at % 4 != 0 || at + 4 > shape.table_size || taken[at / 4]) {
       return std::nullopt;
     }
+    taken[at / 4] = true;
     shape.field_at[f] = at;
   }
   return ExistingVtable{static_cast<uint64_t>(vtable), shape};

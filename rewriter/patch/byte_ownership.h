@@ -82,6 +82,11 @@ class ByteOwnership {
   /// not all of them (a part per 5 bytes, a range per tensor).
   std::vector<uint32_t> around_index_;
   static constexpr uint64_t kAroundBucket = 256;
+  /// Bit g: a range meets bytes [g, g + 1) x kGranule. Most parts are
+  /// small and far from every range: two bit tests turn them away before
+  /// the search (the walk records a part per 5 bytes).
+  std::vector<bool> granule_met_;
+  static constexpr uint64_t kGranule = 64;
   bool keep_all_ = true;
 
   // Map and MapAround: records the parts into `map` and cuts the pieces.

@@ -1,9 +1,11 @@
 #include "rewriter/patch/patcher.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "program_fields.h"
 #include "rewriter/patch/appended_tables.h"
@@ -33,11 +35,25 @@ struct TableUse {
   AllocationValue wanted;
 };
 
-// One AllocationDetails table and every Tensor that references it.
+// One AllocationDetails table and every Tensor that references it (its
+// uses, in TableList::uses).
 struct TableUses {
+  uint64_t offset = 0;  // the table's, in the file
   const fb::AllocationDetails* table = nullptr;
   AllocationValue current;
+  size_t first_use = 0;
+  size_t use_count = 0;
+};
+
+// Every table by offset, each one's uses in one vector grouped by table
+// (sorted once: not a map node and a vector per table).
+struct TableList {
+  std::vector<TableUses> tables;
   std::vector<TableUse> uses;
+
+  std::span<const TableUse> UsesOf(const TableUses& t) const {
+    return {uses.data() + t.first_use, t.use_count};
+  }
 };
 
 const flatbuffers::Table& AsTable(const void* generated) {
@@ -67,13 +83,21 @@ AllocationValue CurrentValue(const fb::AllocationDetails& table) {
 
 // Every Tensor with allocation_info, grouped by table. A tensor the plan
 // does not move (not planned: DYNAMIC_UNBOUND) wants what it has.
-Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> file,
-                                                       const ProgramView& view, const Plan& plan) {
+Result<TableList> CollectTableUses(std::span<const uint8_t> file, const ProgramView& view,
+                                   const Plan& plan) {
   if (plan.methods.size() != view.methods.size()) {
     return Error{"the plan has " + std::to_string(plan.methods.size()) +
                  " methods but the program has " + std::to_string(view.methods.size())};
   }
-  std::map<uint64_t, TableUses> tables;
+  // (table offset, order found, use): sorted, the uses of each table in
+  // the order found, as the tensors come.
+  struct Found {
+    uint64_t table_at;
+    size_t order;
+    const fb::AllocationDetails* table;
+    TableUse use;
+  };
+  std::vector<Found> found;
   const fb::Program& program = ProgramTable(file);
   for (const MethodPlan& method_plan : plan.methods) {
     const MethodView& method = view.methods[method_plan.method_index];
@@ -87,25 +111,23 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
       const fb::Tensor& tensor_table = TensorTable(program, method, tensor);
       const fb::AllocationDetails* table = tensor_table.allocation_info();
       if (table == nullptr) continue;
-      TableUses& entry = tables[OffsetIn(file, table)];
-      entry.table = table;
-      entry.current = CurrentValue(*table);
+      const AllocationValue current = CurrentValue(*table);
       TableUse use{
           OffsetIn(file, AsTable(&tensor_table).GetAddressOf(fb::Tensor::VT_ALLOCATION_INFO)),
-          entry.current};
+          current};
       if (const TensorMove* move = moves[tensor.value_index]) {
         ++planned_seen;
         const Placement& before = move->before;
-        if (before.memory_id != entry.current.memory_id || before.offset != entry.current.offset) {
+        if (before.memory_id != current.memory_id || before.offset != current.offset) {
           return Error{ValueLabel(method.name, tensor.value_index) +
                        ": the plan starts from arena " + std::to_string(before.memory_id) +
                        " offset " + std::to_string(before.offset) + " but the file says arena " +
-                       std::to_string(entry.current.memory_id) + " offset " +
-                       std::to_string(entry.current.offset)};
+                       std::to_string(current.memory_id) + " offset " +
+                       std::to_string(current.offset)};
         }
         use.wanted = {move->after.memory_id, move->after.offset};
       }
-      entry.uses.push_back(std::move(use));
+      found.push_back({OffsetIn(file, table), found.size(), table, use});
     }
     if (planned_seen != method_plan.moves.size()) {
       return Error{"method " + method.name + ": the plan moves " +
@@ -113,7 +135,19 @@ Result<std::map<uint64_t, TableUses>> CollectTableUses(std::span<const uint8_t> 
                    std::to_string(planned_seen) + " of them have allocation info"};
     }
   }
-  return tables;
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.table_at != b.table_at ? a.table_at < b.table_at : a.order < b.order;
+  });
+  TableList list;
+  list.uses.reserve(found.size());
+  for (const Found& f : found) {
+    if (list.tables.empty() || list.tables.back().offset != f.table_at) {
+      list.tables.push_back({f.table_at, f.table, CurrentValue(*f.table), list.uses.size(), 0});
+    }
+    list.uses.push_back(f.use);
+    ++list.tables.back().use_count;
+  }
+  return list;
 }
 
 // The AllocationField mask of what `table` stores.
@@ -126,11 +160,11 @@ uint8_t StoredFields(const fb::AllocationDetails& table) {
   return stored;
 }
 
-// Writes of the fields that differ between the table's value and `next`,
-// which it can hold (table_reuse.h): an absent field reads as 0, so a field
-// that must change is stored.
-std::vector<ByteOverwrite> FieldWrites(std::span<const uint8_t> file, const TableUses& entry,
-                                       AllocationValue next) {
+// Appends to `writes` the writes of the fields that differ between the
+// table's value and `next`, which it can hold (table_reuse.h): an absent
+// field reads as 0, so a field that must change is stored. Returns how many.
+size_t AddFieldWrites(std::span<const uint8_t> file, const TableUses& entry, AllocationValue next,
+                      std::vector<ByteOverwrite>* writes) {
   struct Field {
     voffset_t id;
     uint32_t now, next;
@@ -140,22 +174,23 @@ std::vector<ByteOverwrite> FieldWrites(std::span<const uint8_t> file, const Tabl
       {fb::AllocationDetails::VT_MEMORY_OFFSET_LOW, entry.current.low(), next.low()},
       {fb::AllocationDetails::VT_MEMORY_OFFSET_HIGH, entry.current.high(), next.high()},
   };
-  std::vector<ByteOverwrite> writes;
+  size_t added = 0;
   for (const Field& f : fields) {
     if (f.now == f.next) continue;
     const uint8_t* at = AsTable(entry.table).GetAddressOf(f.id);
-    writes.push_back({OffsetIn(file, at), U32Bytes(f.next)});
+    writes->push_back({OffsetIn(file, at), U32Bytes(f.next)});
+    ++added;
   }
-  return writes;
+  return added;
 }
 
 // Every distinct vtable of the program's AllocationDetails tables that
 // appended tables may share, by offset.
 std::vector<ExistingVtable> ReusableVtables(std::span<const uint8_t> program,
-                                            const std::map<uint64_t, TableUses>& tables) {
+                                            const TableList& tables) {
   std::map<uint64_t, ExistingVtable> found;
-  for (const auto& [offset, entry] : tables) {
-    if (auto vtable = ReusableVtable(program, offset)) found.emplace(vtable->offset, *vtable);
+  for (const TableUses& entry : tables.tables) {
+    if (auto vtable = ReusableVtable(program, entry.offset)) found.emplace(vtable->offset, *vtable);
   }
   std::vector<ExistingVtable> vtables;
   for (const auto& [offset, vtable] : found) vtables.push_back(vtable);
@@ -171,17 +206,19 @@ constexpr int kAllocationDetailsFields = 3;
 // others (unknown_fields.h): an assignment that would repoint one is
 // refused, `*bad_input` set.
 Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& layout,
-                             const std::map<uint64_t, TableUses>& tables, PatchSet& patch,
-                             bool* bad_input) {
+                             const TableList& tables, PatchSet& patch, bool* bad_input) {
   std::vector<const TableUses*> entries;
   std::vector<TableSlot> slots;
   std::vector<TableReference> references;
-  for (const auto& [offset, entry] : tables) {
-    for (const TableUse& use : entry.uses) {
+  entries.reserve(tables.tables.size());
+  slots.reserve(tables.tables.size());
+  references.reserve(tables.uses.size());
+  for (const TableUses& entry : tables.tables) {
+    for (const TableUse& use : tables.UsesOf(entry)) {
       references.push_back({use.reference_at, slots.size(), use.wanted});
     }
     entries.push_back(&entry);
-    slots.push_back({offset, StoredFields(*entry.table), entry.current});
+    slots.push_back({entry.offset, StoredFields(*entry.table), entry.current});
   }
   const TableAssignment assignment = AssignTables(slots, references);
   for (size_t r = 0; r < references.size(); ++r) {
@@ -199,13 +236,14 @@ Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& lay
                    ", which would drop or misattribute that field; refusing"};
     }
   }
-  const AppendedTables appended =
+  AppendedTables appended =
       BuildAppendedTables(patch.old_program_size, assignment.appended,
                           ReusableVtables(file.first(layout.program_size), tables));
+  patch.overwrites.reserve(patch.overwrites.size() + kAllocationDetailsFields * slots.size() +
+                           references.size());
   for (size_t t = 0; t < slots.size(); ++t) {
-    std::vector<ByteOverwrite> writes = FieldWrites(file, *entries[t], assignment.final_value[t]);
-    patch.fields_overwritten += writes.size();
-    patch.overwrites.insert(patch.overwrites.end(), writes.begin(), writes.end());
+    patch.fields_overwritten +=
+        AddFieldWrites(file, *entries[t], assignment.final_value[t], &patch.overwrites);
   }
   for (size_t r = 0; r < references.size(); ++r) {
     const std::optional<size_t> target = assignment.target[r];
@@ -217,7 +255,7 @@ Status AssignAndAppendTables(std::span<const uint8_t> file, const PteLayout& lay
   }
   patch.tables_appended = assignment.appended.size();
   patch.tables_taken_over = assignment.tables_taken_over;
-  patch.appended = appended.bytes;
+  patch.appended = std::move(appended.bytes);
   return Status::Ok();
 }
 
@@ -278,16 +316,20 @@ Status CheckPatchedFlatbuffer(std::span<const uint8_t> file, const ProgramView& 
                               const std::vector<TensorName>& names) {
   std::vector<uint8_t> flat(patch.new_program_size, 0);
   std::copy_n(file.begin(), std::min<uint64_t>(file.size(), flat.size()), flat.begin());
-  for (const ByteOverwrite& w : patch.AllWrites()) {
-    if (w.offset >= flat.size()) continue;  // header of the segments, or past the program
-    const size_t n = std::min<uint64_t>(w.bytes.size(), flat.size() - w.offset);
-    std::copy_n(w.bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(w.offset));
-  }
+  auto apply = [&](uint64_t offset, const std::vector<uint8_t>& bytes) {
+    if (offset >= flat.size()) return;  // header of the segments, or past the program
+    const size_t n = std::min<uint64_t>(bytes.size(), flat.size() - offset);
+    std::copy_n(bytes.begin(), n, flat.begin() + static_cast<ptrdiff_t>(offset));
+  };
+  // As AllWrites lists them, without copying them into one list.
+  for (const ByteOverwrite& w : patch.overwrites) apply(w.offset, w.bytes);
+  if (!patch.appended.empty()) apply(patch.old_program_size, patch.appended);
   const Error refused{
       "this file's FlatBuffers objects overlap, so the patch would also change "
       "other data (a non-canonical or damaged file); refusing before writing"};
   if (!verify_bounded::Verify(flat.data(), flat.size(), fb::VerifyProgramBuffer)) return refused;
-  Result<ProgramView> after = ReadProgramView(*fb::GetProgram(flat.data()), view.layout);
+  Result<ProgramView> after =
+      ReadProgramView(*fb::GetProgram(flat.data()), view.layout, ViewEffects::kSkip);
   if (!after.ok() || after->methods.size() != view.methods.size()) return refused;
   std::set<std::pair<uint32_t, uint32_t>> named;  // (method, value) given a name
   for (const TensorName& n : names) named.insert({n.method_index, n.value_index});
@@ -339,6 +381,20 @@ std::vector<ByteOverwrite> PatchSet::AllWrites() const {
 
 namespace {
 
+// Sorts `writes` by offset (equal offsets in the order given). Sorted as
+// (offset, position) keys, then moved into place once: sorting the writes
+// themselves moved each one's byte vector about log n times.
+void SortByOffset(std::vector<ByteOverwrite>* writes) {
+  std::vector<std::pair<uint64_t, size_t>> keys;
+  keys.reserve(writes->size());
+  for (size_t i = 0; i < writes->size(); ++i) keys.emplace_back((*writes)[i].offset, i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<ByteOverwrite> sorted;
+  sorted.reserve(writes->size());
+  for (const auto& key : keys) sorted.push_back(std::move((*writes)[key.second]));
+  *writes = std::move(sorted);
+}
+
 // The patch as plain data, before its bytes are checked against their
 // owners: every error here means this plan cannot be patched in.
 // `name_references`: the EValue offsets --write-names repoints.
@@ -356,7 +412,7 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
   patch.old_file_size = layout.file_size;
   patch.old_program_size = layout.program_size;
 
-  Result<std::map<uint64_t, TableUses>> tables = CollectTableUses(file, view, plan);
+  Result<TableList> tables = CollectTableUses(file, view, plan);
   if (!tables.ok()) return tables.error();
 
   Status assigned = AssignAndAppendTables(file, layout, *tables, patch, bad_input);
@@ -369,9 +425,10 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
       return copies.error();
     }
     patch.appended.insert(patch.appended.end(), copies->bytes.begin(), copies->bytes.end());
-    patch.overwrites.insert(patch.overwrites.end(), copies->overwrites.begin(),
-                            copies->overwrites.end());
     for (const ByteOverwrite& w : copies->overwrites) name_references.insert(w.offset);
+    patch.overwrites.insert(patch.overwrites.end(),
+                            std::make_move_iterator(copies->overwrites.begin()),
+                            std::make_move_iterator(copies->overwrites.end()));
     patch.names_written = names.size();
   }
 
@@ -379,8 +436,9 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
       BuildGrownArenaVectors(file, view, plan, patch.old_program_size + patch.appended.size());
   if (!grown.ok()) return grown.error();
   patch.appended.insert(patch.appended.end(), grown->bytes.begin(), grown->bytes.end());
-  patch.overwrites.insert(patch.overwrites.end(), grown->overwrites.begin(),
-                          grown->overwrites.end());
+  patch.overwrites.insert(patch.overwrites.end(),
+                          std::make_move_iterator(grown->overwrites.begin()),
+                          std::make_move_iterator(grown->overwrites.end()));
   patch.arena_vectors_appended = grown->vectors_appended;
 
   Status sizes = AddArenaSizeWrites(file, view, plan, patch);
@@ -392,8 +450,7 @@ Result<PatchSet> AssemblePatch(std::span<const uint8_t> file, const ProgramView&
                  std::to_string(FLATBUFFERS_MAX_BUFFER_SIZE)};
   }
 
-  std::sort(patch.overwrites.begin(), patch.overwrites.end(),
-            [](const ByteOverwrite& a, const ByteOverwrite& b) { return a.offset < b.offset; });
+  SortByOffset(&patch.overwrites);
   for (size_t i = 1; i < patch.overwrites.size(); ++i) {
     if (patch.overwrites[i].offset < patch.overwrites[i - 1].end()) {
       return Error{"internal error: two patches overlap at offset " +
@@ -423,6 +480,7 @@ Result<PatchSet> MakePatchSet(std::span<const uint8_t> file, const ProgramView& 
   // Only the parts around the bytes written are kept: the same answers for
   // those bytes at a fraction of the memory of a whole map.
   std::vector<ByteRange> written;
+  written.reserve(patch.overwrites.size());
   for (const ByteOverwrite& w : patch.overwrites) written.push_back({w.offset, w.end()});
   const ByteOwnership ownership =
       ByteOwnership::MapAround(file.first(layout.program_size), layout, std::move(written));

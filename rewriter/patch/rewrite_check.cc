@@ -81,7 +81,7 @@ Status CheckRewrittenFile(std::span<const uint8_t> bytes, const PteLayout& befor
     return Error{"the rewritten file does not read back: " + layout.error().message};
   Status layout_ok = CheckLayout(*layout, before, patch);
   if (!layout_ok.ok()) return Error{"the rewritten file: " + layout_ok.error().message};
-  Result<ProgramView> view = ReadProgramView(*program, *layout);
+  Result<ProgramView> view = ReadProgramView(*program, *layout, ViewEffects::kSkip);
   if (!view.ok()) return Error{"the rewritten file does not read back: " + view.error().message};
   if (view->methods.size() != plan.methods.size()) {
     return Error{"the rewritten file has " + N(view->methods.size()) + " methods, the plan " +

@@ -389,12 +389,18 @@ MethodLifetimes ComputeLifetimes(const MethodView& method, const std::vector<uin
 // every plan, and never more than a valid input arena holds.
 std::vector<uint64_t> PeakLiveBytesPerArena(const MethodView& method,
                                             const MethodLifetimes& lifetimes,
-                                            const std::vector<bool>& left_out) {
+                                            const std::vector<bool>& left_out,
+                                            const std::vector<bool>& arenas) {
   std::vector<uint64_t> bounds(method.arenas.size(), 0);
   std::map<uint32_t, std::vector<LiveRect>> by_arena;
+  auto asked = [&](uint32_t memory_id) {
+    return arenas.empty() ||
+           (memory_id >= 1 && memory_id <= arenas.size() && arenas[memory_id - 1]);
+  };
   for (const TensorValue& t : method.tensors) {
     const int32_t group = IsSized(t) ? lifetimes.group_of[t.value_index] : -1;
     if (group < 0 || (!left_out.empty() && left_out[static_cast<size_t>(group)])) continue;
+    if (!asked(t.placement.memory_id)) continue;
     const LiveRange& m = lifetimes.moments[t.value_index];
     by_arena[t.placement.memory_id].push_back(
         {m.first, m.last, t.placement.offset, t.placement.end()});

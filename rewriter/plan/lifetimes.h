@@ -126,10 +126,13 @@ MethodLifetimes ComputeLifetimes(const MethodView& method,
 
 /// Per arena (memory_id - 1), the most bytes live at one moment over the
 /// planned non-empty tensors whose group is not `left_out` (indexed by
-/// group; empty: none left out).
+/// group; empty: none left out), for the arenas `arenas` asks for
+/// (indexed by memory_id - 1; empty: all); 0 for the others, which are not
+/// swept (the sweep is over every tensor of an arena).
 std::vector<uint64_t> PeakLiveBytesPerArena(const MethodView& method,
                                             const MethodLifetimes& lifetimes,
-                                            const std::vector<bool>& left_out = {});
+                                            const std::vector<bool>& left_out = {},
+                                            const std::vector<bool>& arenas = {});
 
 /// The value indices of `method`'s shared buffers (always live).
 std::vector<uint32_t> SharedValues(const MethodView& method, const SharedBufferSet& shared);

@@ -8,6 +8,7 @@
 
 #include "rewriter/base/grouped.h"
 #include "rewriter/plan/front_region.h"
+#include "rewriter/plan/input_lifetimes.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/relocate.h"
 #include "rewriter/plan/replan.h"
@@ -219,26 +220,46 @@ MethodPlan Combine(const PlanOptions& options, const MethodPlan& relocated,
 // plus what is live at one moment besides the shared buffers and their
 // groups. Not the block planner's bound: its blocks round groups out to the
 // alignment.
+//
+// Each arena's bound is swept once, over the tensors it counts: an arena
+// with a front or that buffers leave counts what is live besides the
+// buffers' groups, any other all of its tensors (the lifetimes' own bound,
+// which the lifetimes are therefore asked without).
 std::vector<uint64_t> LowerBounds(const MethodView& method, const MethodLifetimes& lifetimes,
                                   const SharedBufferSet& shared,
                                   const std::vector<FrontRegion>& fronts) {
-  std::vector<uint64_t> bounds = lifetimes.lower_bound;
+  const size_t arenas = method.arenas.size();
   std::vector<bool> in_front(lifetimes.groups.size(), false);
   for (uint32_t v : SharedValues(method, shared)) {
     if (v < lifetimes.group_of.size() && lifetimes.group_of[v] >= 0) {
       in_front[static_cast<size_t>(lifetimes.group_of[v])] = true;
     }
   }
-  const std::vector<uint64_t> besides = PeakLiveBytesPerArena(method, lifetimes, in_front);
+  std::vector<bool> left(arenas, false);   // an arena the buffers leave (Layout::kArena)
+  std::vector<bool> front(arenas, false);  // an arena with a front the method uses
   for (const FrontRegion& f : fronts) {
-    for (const FrontSlot& s : f.slots) {  // an arena the buffers leave (Layout::kArena)
+    for (const FrontSlot& s : f.slots) {
       const size_t i = s.source_memory_id - 1;
-      if (s.source_memory_id != f.memory_id && i < bounds.size()) bounds[i] = besides[i];
+      if (s.source_memory_id != f.memory_id && i < arenas) left[i] = true;
     }
+    const size_t i = f.memory_id - 1;
+    if (i < arenas && UsesArena(method, f.memory_id)) front[i] = true;
+  }
+  std::vector<bool> counts_besides(arenas), counts_all(arenas);
+  for (size_t i = 0; i < arenas; ++i) {
+    counts_besides[i] = left[i] || front[i];
+    counts_all[i] = !counts_besides[i];
+  }
+  const std::vector<uint64_t> all = PeakLiveBytesPerArena(method, lifetimes, {}, counts_all);
+  const std::vector<uint64_t> besides =
+      PeakLiveBytesPerArena(method, lifetimes, in_front, counts_besides);
+  std::vector<uint64_t> bounds(arenas, 0);
+  for (size_t i = 0; i < arenas; ++i) {
+    bounds[i] = counts_all[i] ? all[i] : besides[i];
   }
   for (const FrontRegion& f : fronts) {
     const size_t i = f.memory_id - 1;
-    if (i < bounds.size() && UsesArena(method, f.memory_id)) bounds[i] = f.size + besides[i];
+    if (i < arenas && front[i]) bounds[i] = f.size + besides[i];
   }
   // A new state arena holds its front; the empty arenas before it nothing.
   bounds.resize(ArenaCountAfter(method, fronts), 0);
@@ -297,18 +318,19 @@ Status CheckInputPlacements(const ProgramView& view) {
     for (const TensorValue& t : method.tensors) {
       if (!t.planned) continue;
       const Placement& p = t.placement;
-      const std::string label = ValueLabel(method, t.value_index);
       const Arena* arena = method.arena(p.memory_id);
       if (arena == nullptr) {
-        return Error{label + ": memory_id " + std::to_string(p.memory_id) +
-                     " is not an arena of the method (it has " +
+        return Error{ValueLabel(method, t.value_index) + ": memory_id " +
+                     std::to_string(p.memory_id) + " is not an arena of the method (it has " +
                      std::to_string(method.arenas.size()) + ")"};
       }
       uint64_t end = 0;
       if (__builtin_add_overflow(p.offset, p.nbytes, &end) || (t.nbytes > 0 && end > arena->size)) {
-        return Error{label + ": offset " + Grouped(p.offset) + " + " + Grouped(p.nbytes) +
-                     " bytes > arena " + std::to_string(p.memory_id) + " size " +
-                     Grouped(arena->size)};
+        // The label only for the message: built for every tensor, it cost
+        // more than the check.
+        return Error{ValueLabel(method, t.value_index) + ": offset " + Grouped(p.offset) + " + " +
+                     Grouped(p.nbytes) + " bytes > arena " + std::to_string(p.memory_id) +
+                     " size " + Grouped(arena->size)};
       }
     }
   }
@@ -316,7 +338,7 @@ Status CheckInputPlacements(const ProgramView& view) {
 }
 
 Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
-                            const PlanOptions& options) {
+                            const PlanOptions& options, InputLifetimes* input_lifetimes) {
   Status placements = CheckInputPlacements(view);
   if (!placements.ok()) return placements.error();
   if (options.alignment != 0 && (options.alignment & (options.alignment - 1)) != 0) {
@@ -409,7 +431,10 @@ Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request
     std::optional<MethodReplan> replanned;
     std::vector<uint64_t> lower_bounds;
     if (run_replan) {
-      MethodLifetimes lifetimes = ComputeLifetimes(method, SharedValues(method, input.shared));
+      MethodLifetimes computed;
+      const MethodLifetimes& lifetimes =
+          LifetimesOf(input_lifetimes, method, SharedValues(method, input.shared),
+                      LowerBound::kSkip, &computed);
       if (!lifetimes.too_complex.empty()) {
         return Error{"method " + method.name + ": " + lifetimes.too_complex};
       }

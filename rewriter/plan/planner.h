@@ -14,6 +14,10 @@
 
 namespace pteshare {
 
+// input_lifetimes.h: only a pointer here, so the installed headers need not
+// carry the lifetimes (a front end passes none).
+class InputLifetimes;
+
 /// The largest --alignment accepted (1 GiB).
 inline constexpr uint64_t kMaxAlignment = uint64_t{1} << 30;
 
@@ -50,8 +54,11 @@ struct PlanResult {
 
 /// Input errors (bad names, straddling tensors, placements outside their
 /// arena) come back as errors; a plan that comes back still needs VerifyPlan.
+/// `lifetimes`, when given, is asked for the lifetimes replan needs (and
+/// keeps them for the verifier, input_lifetimes.h); otherwise they are
+/// computed here and dropped.
 Result<PlanResult> MakePlan(const ProgramView& view, const ShareRequest& request,
-                            const PlanOptions& options);
+                            const PlanOptions& options, InputLifetimes* lifetimes = nullptr);
 
 /// Checks that every planned placement of the input lies in an arena the
 /// method has and fits it: the precondition of every strategy.

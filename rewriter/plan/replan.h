@@ -71,8 +71,9 @@ struct ArenaReplan {
   bool refused = false;
   /// The arena size the replan needs (the input size when not replanned).
   uint64_t size = 0;
-  /// Largest total of blocks live at one instruction, front included (the
-  /// groups' bound from lifetimes.h when not replanned).
+  /// Largest total of blocks live at one instruction, front included (when
+  /// not replanned: the groups' bound from lifetimes.h if the lifetimes
+  /// have it, else 0; MakePlan's do not, it prints its own, LowerBounds).
   uint64_t lower_bound = 0;
   /// Set when arena_limits has this arena and no plan found fits it.
   std::optional<std::string> limit_miss;

@@ -24,8 +24,12 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
   value.value_index = value_index;
   value.scalar_type = static_cast<int8_t>(tensor.scalar_type());
   value.dynamism = static_cast<TensorDynamism>(tensor.shape_dynamism());
-  if (const auto* sizes = tensor.sizes()) value.sizes.assign(sizes->begin(), sizes->end());
-  if (const auto* order = tensor.dim_order()) value.dim_order.assign(order->begin(), order->end());
+  if (const auto* sizes = tensor.sizes()) {
+    value.sizes =
+        StoredArray<int32_t>(reinterpret_cast<const uint8_t*>(sizes->Data()), sizes->size());
+  }
+  if (const auto* order = tensor.dim_order())
+    value.dim_order = StoredArray<uint8_t>(order->Data(), order->size());
 
   fb::Nbytes nbytes = fb::TensorNbytes(tensor);
   switch (nbytes.status) {
@@ -63,7 +67,7 @@ Result<TensorValue> ReadTensor(const MethodView& method, uint32_t value_index,
   return value;
 }
 
-Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
+Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index, ViewEffects effects) {
   MethodView method;
   method.index = index;
   method.name = plan.name() ? plan.name()->str() : "";
@@ -129,7 +133,7 @@ Result<MethodView> ReadMethod(const fb::ExecutionPlan& plan, uint32_t index) {
       method.tensors.push_back(std::move(value).value());
     }
   }
-  method.effects = ReadMethodEffects(method, plan);
+  if (effects == ViewEffects::kRead) method.effects = ReadMethodEffects(method, plan);
   return method;
 }
 
@@ -192,12 +196,13 @@ const MethodView* ProgramView::method(std::string_view name) const {
   return nullptr;
 }
 
-Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout) {
+Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout,
+                                    ViewEffects effects) {
   ProgramView view;
   view.layout = layout;
   if (const auto* plans = program.execution_plan()) {
     for (uint32_t i = 0; i < plans->size(); ++i) {
-      Result<MethodView> method = ReadMethod(*plans->Get(i), i);
+      Result<MethodView> method = ReadMethod(*plans->Get(i), i, effects);
       if (!method.ok()) return method.error();
       view.methods.push_back(std::move(method).value());
     }

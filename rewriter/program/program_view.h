@@ -21,6 +21,7 @@
 #include "rewriter/base/result.h"
 #include "rewriter/program/instruction_effects.h"
 #include "rewriter/program/pte_layout.h"
+#include "rewriter/program/stored_array.h"
 
 namespace pteshare {
 
@@ -58,9 +59,10 @@ struct TensorValue {
   uint32_t value_index = 0;
   int8_t scalar_type = 0;
   TensorDynamism dynamism = TensorDynamism::kStatic;
-  /// As stored: sizes and dim order (empty where the table has none).
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> dim_order;
+  /// As stored: sizes and dim order (empty where the table has none), in
+  /// the file's bytes (stored_array.h), like `name`.
+  StoredArray<int32_t> sizes;
+  StoredArray<uint8_t> dim_order;
   /// product(sizes) x element size (the upper bound for DYNAMIC_BOUND).
   uint64_t nbytes = 0;
   /// Memory-planned: has allocation_info and is not DYNAMIC_UNBOUND.
@@ -151,11 +153,18 @@ std::string ValueLabel(const MethodView& method, uint32_t value_index);
 /// "method decode, value 22", for a method known only by name.
 std::string ValueLabel(std::string_view method_name, uint32_t value_index);
 
+/// Whether ReadProgramView reads what each instruction references and
+/// writes (MethodView::effects, about a third of the read). A check that
+/// compares only tensors and arenas (the patched copy, the written file)
+/// skips them; every stage that plans or verifies a plan reads them.
+enum class ViewEffects { kRead, kSkip };
+
 /// Reads every method of a verified program. Errors (an unknown scalar type,
 /// a negative dimension, sizes whose product overflows) name the method and
 /// value. Placements outside their arena are recorded, not refused: the
 /// checks that care report them.
-Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout);
+Result<ProgramView> ReadProgramView(const fb::Program& program, const PteLayout& layout,
+                                    ViewEffects effects = ViewEffects::kRead);
 
 /// flags[v]: value v is listed in `values` (a plan's inputs or outputs);
 /// indices outside [0, count) are ignored.

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "rewriter/program/instruction_effects.h"
 #include "rewriter/share/alias_evidence.h"
@@ -404,11 +406,38 @@ Status AddPrivateState(const ProgramView& view, const CollectedNames& names,
   std::vector<SharedBuffer> kept;
   std::set<std::string> left_out;
   for (const MethodView& method : view.methods) {
-    std::vector<Placement> held;  // the shared buffers' bytes in this method
+    // The shared buffers' bytes in this method, by (arena, offset), with
+    // the furthest end so far in each arena: a placement lies inside one of
+    // them if that end, up to its offset, reaches past its end. (A search,
+    // not a look at every buffer per state tensor: 2,048 caches of a
+    // 1,024-layer LLM made that 4 M comparisons per method.)
+    std::vector<std::pair<Placement, uint64_t>> held;
     for (const SharedBuffer& b : set->buffers) {
       const auto& value = b.value_in_method[method.index];
-      if (value) held.push_back(method.tensor(*value)->placement);
+      if (value) held.push_back({method.tensor(*value)->placement, 0});
     }
+    std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.first.memory_id, a.first.offset) <
+             std::tie(b.first.memory_id, b.first.offset);
+    });
+    for (size_t i = 0; i < held.size(); ++i) {
+      const bool same_arena = i > 0 && held[i - 1].first.memory_id == held[i].first.memory_id;
+      held[i].second = std::max(held[i].first.end(), same_arena ? held[i - 1].second : 0);
+    }
+    auto held_inside = [&](const Placement& p) {
+      auto after =
+          std::upper_bound(held.begin(), held.end(), p, [](const Placement& x, const auto& h) {
+            return std::tie(x.memory_id, x.offset) < std::tie(h.first.memory_id, h.first.offset);
+          });
+      if (after == held.begin()) return false;
+      const auto& last = *std::prev(after);
+      return last.first.memory_id == p.memory_id && last.second >= p.end();
+    };
+    // The private buffers taken so far come in (arena, offset) order (the
+    // state is sorted so): all of this arena's start at or before p.
+    bool taken = false;
+    uint32_t taken_arena = 0;
+    uint64_t taken_end = 0;
     std::vector<const TensorValue*> state;
     for (const TensorValue& t : method.tensors) {
       if (t.nbytes > 0 && t.is_mutable_buffer() && split.count(t.placement.memory_id) == 0) {
@@ -424,12 +453,9 @@ Status AddPrivateState(const ProgramView& view, const CollectedNames& names,
       if (x.nbytes != y.nbytes) return x.nbytes > y.nbytes;
       return a->value_index < b->value_index;
     });
-    auto inside = [](const Placement& p, const Placement& outer) {
-      return p.memory_id == outer.memory_id && p.offset >= outer.offset && p.end() <= outer.end();
-    };
     for (const TensorValue* t : state) {
       const Placement& p = t->placement;
-      if (std::any_of(held.begin(), held.end(), [&](const Placement& h) { return inside(p, h); })) {
+      if (held_inside(p) || (taken && taken_arena == p.memory_id && taken_end >= p.end())) {
         continue;
       }
       SharedBuffer buffer;
@@ -453,7 +479,9 @@ Status AddPrivateState(const ProgramView& view, const CollectedNames& names,
       buffer.value_in_method[method.index] = t->value_index;
       if (t->has_initial_state) buffer.methods_with_initial_state.push_back(method.name);
       buffer.private_state = true;
-      held.push_back(p);
+      taken_end = taken && taken_arena == p.memory_id ? std::max(taken_end, p.end()) : p.end();
+      taken_arena = p.memory_id;
+      taken = true;
       kept.push_back(std::move(buffer));
     }
   }

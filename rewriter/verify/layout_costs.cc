@@ -28,7 +28,8 @@ LayoutCost CostOf(const PlanResult& input, const std::vector<PlanViolation>& vio
 
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
                                        const PlanOptions& options, const PlanResult& chosen,
-                                       const std::vector<PlanViolation>& chosen_violations) {
+                                       const std::vector<PlanViolation>& chosen_violations,
+                                       InputLifetimes* lifetimes) {
   std::vector<LayoutCost> costs;
   for (Layout layout : {Layout::kFront, Layout::kArena}) {
     if (layout == chosen.plan.layout) {
@@ -41,7 +42,7 @@ std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareReque
     // What the layout costs, whoever loads it: a state arena Module cannot
     // share is refused only when it is the layout asked for (planner.h).
     other.own_loader = true;
-    Result<PlanResult> input = MakePlan(view, request, other);
+    Result<PlanResult> input = MakePlan(view, request, other, lifetimes);
     if (!input.ok()) {
       LayoutCost cost;
       cost.layout = layout;
@@ -49,9 +50,9 @@ std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareReque
       costs.push_back(std::move(cost));
       continue;
     }
-    const std::vector<PlanViolation> violations = input->plan.limit_misses.empty()
-                                                      ? VerifyPlan(view, input->shared, input->plan)
-                                                      : std::vector<PlanViolation>{};
+    const std::vector<PlanViolation> violations =
+        input->plan.limit_misses.empty() ? VerifyPlan(view, input->shared, input->plan, lifetimes)
+                                         : std::vector<PlanViolation>{};
     costs.push_back(CostOf(*input, violations));
   }
   return costs;

@@ -28,9 +28,11 @@ struct LayoutCost {
 
 /// Both layouts, front first. `chosen` is the plan already made with
 /// `options` and `chosen_violations` what VerifyPlan found in it (its
-/// layout is neither planned nor verified again).
+/// layout is neither planned nor verified again). `lifetimes` (may be
+/// null) goes to MakePlan and VerifyPlan.
 std::vector<LayoutCost> CompareLayouts(const ProgramView& view, const ShareRequest& request,
                                        const PlanOptions& options, const PlanResult& chosen,
-                                       const std::vector<PlanViolation>& chosen_violations);
+                                       const std::vector<PlanViolation>& chosen_violations,
+                                       InputLifetimes* lifetimes = nullptr);
 
 }  // namespace pteshare

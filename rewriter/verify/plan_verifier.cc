@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "rewriter/base/grouped.h"
+#include "rewriter/plan/input_lifetimes.h"
 #include "rewriter/plan/lifetimes.h"
 #include "rewriter/plan/live_overlaps.h"
 #include "rewriter/program/instruction_effects.h"
@@ -19,8 +20,9 @@ namespace {
 
 class Checker {
  public:
-  Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan)
-      : view_(view), shared_(shared), plan_(plan) {
+  Checker(const ProgramView& view, const SharedBufferSet& shared, const Plan& plan,
+          InputLifetimes* lifetimes)
+      : view_(view), shared_(shared), plan_(plan), lifetimes_(lifetimes) {
     // Each buffer's slot and the arena holding it, found once by the name
     // and the arena the buffer comes from.
     std::map<std::pair<uint32_t, std::string>, std::pair<const FrontSlot*, const FrontRegion*>>
@@ -289,31 +291,43 @@ class Checker {
   // in the input, at the same relative offset.
   void CheckLiveOverlaps(const MethodPlan& m) {
     const MethodView& in = view_.methods[m.method_index];
-    const MethodLifetimes lifetimes =
-        ComputeLifetimes(in, SharedValues(in, shared_), LowerBound::kSkip);
+    MethodLifetimes computed;
+    const MethodLifetimes& lifetimes =
+        LifetimesOf(lifetimes_, in, SharedValues(in, shared_), LowerBound::kSkip, &computed);
     if (!lifetimes.too_complex.empty()) {
       Fail(Invariant::kOverlapsKept,
            "method " + m.name + ": lifetimes not checked: " + lifetimes.too_complex);
       return;
     }
     // As in CheckOverlapsPreserved: moves alike in life, before and after
-    // are checked once.
-    std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
-    std::set<std::tuple<int64_t, int64_t, uint64_t, uint64_t, uint64_t>> seen;
-    for (const TensorMove& move : m.moves) {
+    // are checked once, the first of them. Found by sorting their keys (with
+    // the move's position, so the first sorts first), not by a set of keys:
+    // a node per move.
+    using Alike = std::tuple<int64_t, int64_t, uint64_t, uint64_t, uint64_t>;
+    std::vector<std::pair<Alike, size_t>> keys;
+    keys.reserve(m.moves.size());
+    for (size_t k = 0; k < m.moves.size(); ++k) {
+      const TensorMove& move = m.moves[k];
       if (move.before.nbytes > 0 && move.value_index < lifetimes.group_of.size() &&
           lifetimes.group_of[move.value_index] >= 0) {
         const LiveRange& live = lifetimes.group_live(move.value_index);
-        if (!seen.insert({live.first, live.last, move.before.offset, move.before.nbytes,
-                          move.after.offset})
-                 .second) {
-          continue;
-        }
-        by_arena[move.after.memory_id].push_back(&move);
+        keys.push_back(
+            {{live.first, live.last, move.before.offset, move.before.nbytes, move.after.offset},
+             k});
       }
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<bool> checked(m.moves.size(), false);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (k == 0 || keys[k].first != keys[k - 1].first) checked[keys[k].second] = true;
+    }
+    std::map<uint32_t, std::vector<const TensorMove*>> by_arena;
+    for (size_t k = 0; k < m.moves.size(); ++k) {
+      if (checked[k]) by_arena[m.moves[k].after.memory_id].push_back(&m.moves[k]);
     }
     for (const auto& [memory_id, moves] : by_arena) {
       std::vector<LiveRect> rects;
+      rects.reserve(moves.size());
       for (const TensorMove* move : moves) {
         const LiveRange& live = lifetimes.group_live(move->value_index);
         rects.push_back({live.first, live.last, move->after.offset, move->after.end()});
@@ -401,6 +415,7 @@ class Checker {
   const ProgramView& view_;
   const SharedBufferSet& shared_;
   const Plan& plan_;
+  InputLifetimes* lifetimes_;  // may be null: computed per method
   std::vector<PlanViolation> violations_;
   /// Indexed like shared_.buffers.
   std::vector<const FrontSlot*> slot_of_buffer_;
@@ -416,8 +431,8 @@ class Checker {
 }  // namespace
 
 std::vector<PlanViolation> VerifyPlan(const ProgramView& view, const SharedBufferSet& shared,
-                                      const Plan& plan) {
-  return Checker(view, shared, plan).Run();
+                                      const Plan& plan, InputLifetimes* lifetimes) {
+  return Checker(view, shared, plan, lifetimes).Run();
 }
 
 }  // namespace pteshare

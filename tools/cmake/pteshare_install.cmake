@@ -96,7 +96,7 @@ if(TARGET pteshare_rewriter)
     patch/byte_overwrite.h patch/patcher.h patch/tensor_name.h
     plan/memory_cost.h plan/plan.h plan/planner.h plan/saving.h
     program/bundle.h program/instruction_effects.h program/program_view.h
-    program/pte_file.h program/pte_layout.h
+    program/pte_file.h program/pte_layout.h program/stored_array.h
     share/shared_buffers.h
     verify/layout_costs.h verify/plan_verifier.h verify/violation.h)
   foreach(_header ${_pteshare_rewriter_public_headers})
@@ -104,7 +104,8 @@ if(TARGET pteshare_rewriter)
     install(FILES ${PROJECT_SOURCE_DIR}/rewriter/${_header}
       DESTINATION ${PTESHARE_INSTALL_INCLUDEDIR}/rewriter/${_folder})
   endforeach()
-  # pte_layout.h's ExtendedHeader, and the little-endian loads it uses.
+  # pte_layout.h's ExtendedHeader, and the little-endian loads it and
+  # stored_array.h use.
   install(FILES
       ${PROJECT_SOURCE_DIR}/schema/pte_header.h
       ${PROJECT_SOURCE_DIR}/schema/extended_header.h

@@ -407,6 +407,26 @@ TEST(Lifetimes, ProgramWithoutInstructionsKeepsEveryTensorLive) {
   EXPECT_EQ(l.lower_bound, (std::vector<uint64_t>{80}));
 }
 
+TEST(Lifetimes, PeakLiveBytesOnlyOfTheArenasAskedFor) {
+  // Arena 1: [0, 64) and [32, 64), 64 bytes; arena 2: [0, 16) and [16, 32).
+  auto p = test_support::Load(
+      std::vector<synth::FixedMethod>{{"m", {{64, 1, 0}, {32, 1, 32}, {16, 2, 0}, {16, 2, 16}}}});
+  ASSERT_TRUE(p);
+  const MethodView& method = p->view.methods[0];
+  const MethodLifetimes l = ComputeLifetimes(method);
+  EXPECT_EQ(l.lower_bound, (std::vector<uint64_t>{64, 32}));
+  EXPECT_EQ(PeakLiveBytesPerArena(method, l), l.lower_bound);
+  EXPECT_EQ(PeakLiveBytesPerArena(method, l, {}, {true, true}), l.lower_bound);
+  // An arena not asked for is not swept: 0.
+  EXPECT_EQ(PeakLiveBytesPerArena(method, l, {}, {false, true}), (std::vector<uint64_t>{0, 32}));
+  EXPECT_EQ(PeakLiveBytesPerArena(method, l, {}, {true, false}), (std::vector<uint64_t>{64, 0}));
+  // With a group left out as well.
+  std::vector<bool> left_out(l.groups.size(), false);
+  left_out[static_cast<size_t>(l.group_of[2])] = true;
+  EXPECT_EQ(PeakLiveBytesPerArena(method, l, left_out, {false, true}),
+            (std::vector<uint64_t>{0, 16}));
+}
+
 TEST(Lifetimes, DelegateOutputOnTheBytesOfAnInputThatDiesInTheCallIsBornAfterIt) {
   // The exporter plans a delegate's outputs as born after the call read its
   // inputs: y may sit on x's bytes. Not an in-place alias, and the bound

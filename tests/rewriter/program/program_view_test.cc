@@ -8,6 +8,8 @@
 
 #include "rewriter/open_program.h"
 #include "tests/test_support.h"
+#include "tools/synth/program_builder.h"
+#include "tools/synth/synth_llm.h"
 
 namespace pteshare {
 namespace {
@@ -97,6 +99,42 @@ TEST(ProgramView, RecordsWhichAllocationFieldsAreStored) {
   }
   EXPECT_EQ(planned, test_support::CorpusManifestTotals().planned_tensors);
   EXPECT_GT(zero_offsets, 0u);  // the absent-field case is exercised
+}
+
+// The read-backs of a rewrite skip the instructions' effects: everything
+// else reads the same.
+TEST(ProgramView, WithoutEffectsReadsTheSameTensorsAndArenas) {
+  Result<synth::ProgramSpec> spec = synth::SynthesizeLlm(synth::LlmConfig{.layers = 2});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  Result<std::vector<uint8_t>> bytes = synth::BuildProgram(*spec);
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  const fb::Program* program = nullptr;
+  Result<PteLayout> layout = ReadPteLayout(*bytes, &program);
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  Result<ProgramView> full = ReadProgramView(*program, *layout);
+  Result<ProgramView> lean = ReadProgramView(*program, *layout, ViewEffects::kSkip);
+  ASSERT_TRUE(full.ok() && lean.ok());
+  ASSERT_EQ(full->methods.size(), lean->methods.size());
+  size_t instructions = 0;
+  for (size_t m = 0; m < full->methods.size(); ++m) {
+    const MethodView& a = full->methods[m];
+    const MethodView& b = lean->methods[m];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.instruction_count, b.instruction_count);
+    ASSERT_EQ(a.arenas.size(), b.arenas.size());
+    for (size_t i = 0; i < a.arenas.size(); ++i) EXPECT_EQ(a.arenas[i].size, b.arenas[i].size);
+    ASSERT_EQ(a.tensors.size(), b.tensors.size());
+    for (size_t i = 0; i < a.tensors.size(); ++i) {
+      EXPECT_EQ(a.tensors[i].value_index, b.tensors[i].value_index);
+      EXPECT_EQ(a.tensors[i].placement, b.tensors[i].placement);
+      EXPECT_EQ(a.tensors[i].name, b.tensors[i].name);
+      EXPECT_TRUE(a.tensors[i].SameShape(b.tensors[i]));
+    }
+    instructions += a.effects.instructions.size();
+    EXPECT_TRUE(b.effects.instructions.empty());
+    EXPECT_TRUE(b.effects.touches.empty());
+  }
+  EXPECT_GT(instructions, 0u);  // the full read has effects to skip
 }
 
 }  // namespace

@@ -94,6 +94,26 @@ TEST(SharedBuffers, StateNoSharedBufferHoldsBecomesPrivateStateOfItsMethod) {
   EXPECT_TRUE(set->left_out.empty());
 }
 
+// State inside a shared buffer or inside state already made private goes
+// with it; state at the same offsets in another arena is its own.
+TEST(SharedBuffers, StateInsideSharedOrPrivateStateIsNoBufferOfItsOwn) {
+  auto p = Load({
+      {"prefill",
+       {{64, 1, 0, "k", true},
+        {16, 1, 16, "k.view"},     // a view inside k (named, no state of its own)
+        {64, 1, 128, "", true},    // private
+        {16, 1, 160, "p.view"},    // a view inside it
+        {16, 2, 16, "", true},     // another arena: its own
+        {16, 2, 160, "", true}}},  // and another
+      {"decode", {{64, 1, 0, "k", true}}},
+  });
+  ASSERT_TRUE(p);
+  Result<SharedBufferSet> set = ChooseSharedBuffers(p->view, Share({"k"}));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(Labels(*set), (std::vector<std::string>{"k", "prefill:2 private", "prefill:4 private",
+                                                    "prefill:5 private"}));
+}
+
 // Nothing shared (a replan that only shrinks arenas): the methods need not
 // run on one set of arenas, so nothing is private either.
 TEST(SharedBuffers, WithNothingSharedNoStateIsMadePrivate) {
