@@ -5,17 +5,10 @@
 #include <vector>
 
 #include "rewriter/plan/blockplan/probe.h"
+#include "rewriter/plan/blockplan/splitmix.h"
 
 namespace pteshare {
 namespace {
-
-/// splitmix64's mixer: the same variants on every platform.
-uint64_t Mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 constexpr uint64_t kPlainPreorders = std::size(kAllSearchPreorders);
 
@@ -26,7 +19,7 @@ SearchOrder VariantOrder(uint64_t id, uint64_t seed, const DescentOptions& optio
     order.preorder = kAllSearchPreorders[id];
     return order;
   }
-  const uint64_t z = Mix(id + seed * 1'000'003);
+  const uint64_t z = SplitMix64Hash(id + seed * 1'000'003);
   order.preorder = kAllSearchPreorders[z % kPlainPreorders];
   if ((z >> 50) % 2 == 0) {
     order.shuffle_seed = z | 1;

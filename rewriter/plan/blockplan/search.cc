@@ -5,18 +5,16 @@
 #include <limits>
 #include <numeric>
 
+#include "rewriter/plan/blockplan/splitmix.h"
+
 namespace pteshare {
 namespace {
 
 constexpr uint32_t kSectionTag = 0x80000000u;
 
-/// A number in [0, 1) from a splitmix64 stream: the same on every platform.
+/// A number in [0, 1) from a SplitMix64 stream: the same on every platform.
 double UnitRandom(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
+  return static_cast<double>(SplitMix64Next(state) >> 11) * 0x1.0p-53;
 }
 
 }  // namespace
