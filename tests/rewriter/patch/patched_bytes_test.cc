@@ -74,26 +74,34 @@ TEST(PatchedBytes, MovedSegmentsLandAtTheNewBaseAfterZerosAndTheOldSlackIsDroppe
   EXPECT_EQ(Slice(*out, patch.new_segment_base_offset, out->size()), Slice(input, 128, 256));
 }
 
-// The same rule on a real patch that moves the segments (4-byte segment
-// alignment leaves no slack for the appended table): every byte of the
-// result is accounted for, and the result reads back with its segments.
-TEST(PatchedBytes, ARealPatchThatMovesTheSegmentsGivesAFileThatReadsBack) {
+// A real program whose patch moves its segments (4-byte segment alignment
+// leaves no slack for the appended table), and that patch.
+void MakeRealMovingPatch(std::vector<uint8_t>* input, PatchSet* patch) {
   b::BuildOptions options;
   options.segment_alignment = 4;
-  const std::vector<uint8_t> input = Build(SharedCacheSpec(), options);
-  ReadProgram in = Read(input);
-  Result<PatchSet> patch = MakePatchSet(input, in.view, PlanSharing(in.view));
-  ASSERT_TRUE(patch.ok()) << patch.error().message;
-  ASSERT_TRUE(patch->segments_move());
-  Result<std::vector<uint8_t>> out = ApplyPatchInMemory(input, *patch);
-  ASSERT_TRUE(out.ok()) << out.error().message;
-  ASSERT_EQ(out->size(), patch->new_file_size);
+  *input = Build(SharedCacheSpec(), options);
+  ReadProgram in = Read(*input);
+  Result<PatchSet> made = MakePatchSet(*input, in.view, PlanSharing(in.view));
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  ASSERT_TRUE(made->segments_move());
+  *patch = std::move(made).value();
+}
 
-  std::vector<uint8_t> expected(patch->new_file_size, 0);
-  std::copy_n(input.begin(), patch->old_program_size, expected.begin());
-  std::copy(input.begin() + static_cast<ptrdiff_t>(patch->old_segment_base_offset), input.end(),
-            expected.begin() + static_cast<ptrdiff_t>(patch->new_segment_base_offset));
-  for (const ByteOverwrite& w : patch->AllWrites()) {
+// The same rule on a real patch that moves the segments: every byte of the
+// result is accounted for, and the result reads back with its segments.
+TEST(PatchedBytes, ARealPatchThatMovesTheSegmentsGivesAFileThatReadsBack) {
+  std::vector<uint8_t> input;
+  PatchSet patch;
+  ASSERT_NO_FATAL_FAILURE(MakeRealMovingPatch(&input, &patch));
+  Result<std::vector<uint8_t>> out = ApplyPatchInMemory(input, patch);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  ASSERT_EQ(out->size(), patch.new_file_size);
+
+  std::vector<uint8_t> expected(patch.new_file_size, 0);
+  std::copy_n(input.begin(), patch.old_program_size, expected.begin());
+  std::copy(input.begin() + static_cast<ptrdiff_t>(patch.old_segment_base_offset), input.end(),
+            expected.begin() + static_cast<ptrdiff_t>(patch.new_segment_base_offset));
+  for (const ByteOverwrite& w : patch.AllWrites()) {
     std::copy(w.bytes.begin(), w.bytes.end(), expected.begin() + static_cast<ptrdiff_t>(w.offset));
   }
   EXPECT_EQ(*out, expected);
@@ -181,19 +189,16 @@ TEST(PatchedBytes, IntoCallerMemoryEveryByteIsThePatchedFile) {
   }
 }
 
-// The real patch of the test above, into caller memory: the same bytes as
-// ApplyPatchInMemory's.
+// The real patch of MakeRealMovingPatch, into caller memory: the same bytes
+// as ApplyPatchInMemory's.
 TEST(PatchedBytes, IntoCallerMemoryARealPatchGivesTheBytesInMemory) {
-  b::BuildOptions options;
-  options.segment_alignment = 4;
-  const std::vector<uint8_t> input = Build(SharedCacheSpec(), options);
-  ReadProgram in = Read(input);
-  Result<PatchSet> patch = MakePatchSet(input, in.view, PlanSharing(in.view));
-  ASSERT_TRUE(patch.ok()) << patch.error().message;
-  std::vector<uint8_t> out(patch->new_file_size, kUnwritten);
-  Status applied = ApplyPatchInto(input, *patch, out);
+  std::vector<uint8_t> input;
+  PatchSet patch;
+  ASSERT_NO_FATAL_FAILURE(MakeRealMovingPatch(&input, &patch));
+  std::vector<uint8_t> out(patch.new_file_size, kUnwritten);
+  Status applied = ApplyPatchInto(input, patch, out);
   ASSERT_TRUE(applied.ok()) << applied.error().message;
-  EXPECT_EQ(out, ApplyPatch(input, *patch));
+  EXPECT_EQ(out, ApplyPatch(input, patch));
 }
 
 // An output of any other size than the new file's is refused, naming both
